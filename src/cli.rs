@@ -1,0 +1,185 @@
+//! Command-line definitions. Help texts are the first documentation people read, so
+//! they say what each command is for and show an example.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "debrief",
+    version,
+    about = "Index, search, and write up AI coding-agent session transcripts",
+    long_about = "debrief reads the session archives of AI coding agents (Claude Code, Codex CLI, …),\n\
+                  indexes them for instant search, detects debugging patterns in them, and writes\n\
+                  the story up as a report.\n\n\
+                  Start with `debrief index` (reads ~/.claude/projects and ~/.codex/sessions), then\n\
+                  `debrief search \"NCCL error\"`."
+)]
+pub struct Cli {
+    /// Index folder [default: the platform data dir, e.g. ~/.local/share/debrief]
+    #[arg(long, global = true, env = "DEBRIEF_INDEX", value_name = "DIR")]
+    pub index: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Index transcripts (incrementally): the agents' folders, or the paths given
+    #[command(
+        after_help = "Examples:\n  debrief index\n  debrief index ~/.claude/projects/-home-ann-src-app\n  debrief index --rebuild"
+    )]
+    Index(IndexArgs),
+    /// Search indexed messages
+    #[command(after_help = "Query: words are ANDed, \"quoted phrases\" match in order, -word excludes.\n\
+                            Identifiers and paths match as typed: NCCL_MAX_NCHANNELS, foo::bar, logs/x.log.\n\n\
+                            Examples:\n  debrief search \"NCCL error\" --agent claude\n  \
+                            debrief search ServerArgs --program grep --since 7d\n  \
+                            debrief search --detector grep-tail-pivot")]
+    Search(SearchArgs),
+    /// Print the normalized messages of a transcript
+    #[command(
+        after_help = "Examples:\n  debrief show session.jsonl --range 5080..5087\n  debrief show session.jsonl --json"
+    )]
+    Show(ShowArgs),
+    /// List indexed sessions
+    Sessions(SessionsArgs),
+    /// Detect debugging patterns in transcripts
+    #[command(
+        after_help = "Examples:\n  debrief detect session.jsonl\n  debrief detect ~/.claude/projects --select grep-tail-pivot,noisy-search --json"
+    )]
+    Detect(DetectArgs),
+    /// List the detectors, or print one's documentation
+    Detectors(DetectorsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct IndexArgs {
+    /// Transcript files or folders [default: the agents' own folders]
+    pub paths: Vec<PathBuf>,
+    /// Read files as this format instead of detecting it
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
+    /// Throw the index away and build it again
+    #[arg(long)]
+    pub rebuild: bool,
+    /// If another index run holds the lock, wait for it instead of exiting
+    #[arg(long)]
+    pub wait: bool,
+    /// No progress bar and no summary
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug, Default)]
+pub struct FilterArgs {
+    /// Only this agent (format id or prefix: claude, codex)
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Only this project (last folder of the session's working directory)
+    #[arg(long)]
+    pub project: Option<String>,
+    /// Only this session (id or id prefix)
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Only messages from user, assistant, tool or system
+    #[arg(long)]
+    pub role: Option<String>,
+    /// Only messages that called this tool (Bash, Read, exec_command, …)
+    #[arg(long)]
+    pub tool: Option<String>,
+    /// Only messages whose shell commands ran this program (grep, tail, python)
+    #[arg(long)]
+    pub program: Option<String>,
+    /// Only messages whose calls named this file (path or file name)
+    #[arg(long)]
+    pub file: Option<String>,
+    /// Only messages that are the key of a finding of this detector
+    #[arg(long)]
+    pub detector: Option<String>,
+    /// From this time on: 2026-02-27, 2026-02-27T11:00, or a span ago (3d, 12h, 2w)
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Before this time (same forms as --since)
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+    /// Only messages with a failed tool call
+    #[arg(long)]
+    pub errors: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// What to look for (may be empty when filters are given)
+    #[arg(default_value = "")]
+    pub query: String,
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// Maximum number of hits
+    #[arg(long, short = 'n', default_value_t = 20)]
+    pub limit: usize,
+    /// One JSON object per hit per line
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// Transcript files or folders
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Only messages A..B (inclusive; either end may be left out: 5080.., ..20)
+    #[arg(long, value_name = "A..B")]
+    pub range: Option<String>,
+    /// Read files as this format instead of detecting it
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
+    /// One JSON object per message per line (outputs are never trimmed)
+    #[arg(long)]
+    pub json: bool,
+    /// Do not trim long texts and outputs in the terminal view
+    #[arg(long)]
+    pub full: bool,
+    /// Cap each tool output in --json at this many characters
+    #[arg(long, value_name = "CHARS")]
+    pub max_output: Option<usize>,
+}
+
+#[derive(Args, Debug)]
+pub struct SessionsArgs {
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// Maximum number of sessions
+    #[arg(long, short = 'n', default_value_t = 50)]
+    pub limit: usize,
+    /// One JSON object per session per line
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct DetectArgs {
+    /// Transcript files or folders
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Only these detectors (comma-separated ids)
+    #[arg(long, value_delimiter = ',')]
+    pub select: Vec<String>,
+    /// Not these detectors (comma-separated ids)
+    #[arg(long, value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// Read files as this format instead of detecting it
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
+    /// One JSON object per finding per line
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct DetectorsArgs {
+    /// Print this detector's documentation
+    pub id: Option<String>,
+}

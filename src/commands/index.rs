@@ -1,0 +1,124 @@
+//! `debrief index`: bring the index up to date with the transcripts on disk.
+
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+
+use anyhow::Result;
+
+use super::{display_path, format_arg, index_dir};
+use crate::cli::{Cli, IndexArgs};
+use crate::index::IndexDir;
+use crate::index::writer::{self, Options, Summary};
+use crate::walk;
+
+/// How many bad records are printed on stderr; the rest are in the log file.
+const SHOW_BAD: usize = 10;
+
+pub fn run(cli: &Cli, args: &IndexArgs) -> Result<i32> {
+    let dir = index_dir(&cli.index);
+    let ix = IndexDir::open_for_write(&dir, args.rebuild, args.wait)?;
+    let (roots, explicit) = if args.paths.is_empty() {
+        let roots: Vec<_> = walk::default_sources().into_iter().map(|s| s.path).filter(|p| p.exists()).collect();
+        if roots.is_empty() && !args.quiet {
+            eprintln!(
+                "debrief: no agent folder found (looked for ~/.claude/projects and ~/.codex/sessions); name a folder: debrief index PATH"
+            );
+        }
+        (roots, false)
+    } else {
+        (args.paths.iter().map(|p| walk::absolute(p)).collect(), true)
+    };
+    let mut opts = Options::new(roots);
+    opts.explicit = explicit;
+    opts.format = format_arg(&args.format)?;
+    opts.progress = !args.quiet && std::io::stderr().is_terminal();
+    let summary = writer::run(&ix, &opts)?;
+    write_log(&ix, &summary);
+    if !args.quiet {
+        for (path, why) in &summary.unreadable {
+            eprintln!("debrief: {}: {why}", path.display());
+        }
+        for (path, bad) in summary.bad.iter().take(SHOW_BAD) {
+            match bad.line {
+                Some(l) => eprintln!("debrief: {}:{l}: {}", path.display(), bad.reason),
+                None => eprintln!("debrief: {}: {}", path.display(), bad.reason),
+            }
+        }
+        eprintln!("{}", summary_line(&summary, &ix));
+        for ((format, version, kind), n) in &summary.unknown {
+            let v = if version.is_empty() { String::new() } else { format!(" {version}") };
+            eprintln!(
+                "  format drift: {n} {format}{v} record(s) of unknown type `{kind}` (kept going; see `debrief sources`)"
+            );
+        }
+    }
+    Ok(if summary.unreadable.is_empty() { 0 } else { 1 })
+}
+
+fn write_log(ix: &IndexDir, s: &Summary) {
+    let mut log = String::new();
+    for (path, why) in &s.unreadable {
+        let _ = writeln!(log, "{}: unreadable: {why}", path.display());
+    }
+    for (path, bad) in &s.bad {
+        match bad.line {
+            Some(l) => {
+                let _ = writeln!(log, "{}:{l}: {}", path.display(), bad.reason);
+            }
+            None => {
+                let _ = writeln!(log, "{}: {}", path.display(), bad.reason);
+            }
+        }
+    }
+    let _ = std::fs::write(ix.dir.join("last-run.log"), log);
+}
+
+/// The one-line summary of a run.
+pub fn summary_line(s: &Summary, ix: &IndexDir) -> String {
+    let secs = s.elapsed.as_secs_f64();
+    let mut line = format!(
+        "indexed {} file{} ({} read, {} appended, {} unchanged, {} removed): {} session{}, {} message{}, {} finding{} in {:.2}s",
+        s.files_seen,
+        plural(s.files_seen as u64),
+        s.files_read,
+        s.files_appended,
+        s.files_unchanged,
+        s.files_removed,
+        s.sessions,
+        plural(s.sessions as u64),
+        s.messages,
+        plural(s.messages),
+        s.findings,
+        plural(s.findings as u64),
+        secs
+    );
+    if s.bytes_read > 0 && secs > 0.0 {
+        let _ = write!(line, " ({:.0} MB/s)", s.bytes_read as f64 / 1e6 / secs);
+    }
+    let mut problems = Vec::new();
+    if !s.bad.is_empty() {
+        problems.push(format!("{} bad record{}", s.bad.len(), plural(s.bad.len() as u64)));
+    }
+    if !s.unreadable.is_empty() {
+        problems.push(format!("{} unreadable file{}", s.unreadable.len(), plural(s.unreadable.len() as u64)));
+    }
+    if !problems.is_empty() {
+        let _ = write!(line, "; {}: see {}", problems.join(", "), display_path(&ix.dir.join("last-run.log")));
+    }
+    if s.pending_tails > 0 {
+        let _ = write!(
+            line,
+            "; {} half-written last line{} left for the next run",
+            s.pending_tails,
+            plural(s.pending_tails as u64)
+        );
+    }
+    if s.files_unknown > 0 {
+        let _ = write!(line, "; {} file{} of no known format skipped", s.files_unknown, plural(s.files_unknown as u64));
+    }
+    line
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}

@@ -1,0 +1,222 @@
+//! One module per subcommand, plus the helpers they share: resolving the index
+//! folder, reading `--format`, filters and times, and loading transcript files.
+
+pub mod detect;
+pub mod detectors;
+pub mod index;
+pub mod search;
+pub mod sessions;
+pub mod show;
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+
+use crate::cli::FilterArgs;
+use crate::formats::{self, Format, ParsedFile};
+use crate::index::search::Filters;
+use crate::model::Role;
+use crate::walk;
+
+/// The index folder: `--index`, `$DEBRIEF_INDEX`, else the platform data dir.
+pub fn index_dir(arg: &Option<PathBuf>) -> PathBuf {
+    arg.clone().unwrap_or_else(crate::index::default_dir)
+}
+
+/// Resolve `--format`.
+pub fn format_arg(name: &Option<String>) -> Result<Option<&'static dyn Format>> {
+    match name {
+        None => Ok(None),
+        Some(n) => match formats::by_id(n) {
+            Some(f) => Ok(Some(f)),
+            None => {
+                let known: Vec<&str> = formats::all().iter().map(|f| f.id()).collect();
+                bail!("unknown format `{n}` (known: {})", known.join(", "))
+            }
+        },
+    }
+}
+
+/// Parse `--since`/`--until`: a date, a date and time (UTC), or a span ago (`3d`).
+pub fn parse_when(s: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
+    let t = s.trim();
+    if let Some(unit) = t.chars().last()
+        && let Ok(n) = t[..t.len() - unit.len_utf8()].parse::<i64>()
+    {
+        let secs = match unit {
+            's' => Some(1),
+            'm' => Some(60),
+            'h' => Some(3600),
+            'd' => Some(86_400),
+            'w' => Some(7 * 86_400),
+            _ => None,
+        };
+        if let Some(secs) = secs {
+            return Ok(now - chrono::Duration::seconds(n * secs));
+        }
+    }
+    if let Some(dt) = formats::parse_time(t) {
+        return Ok(dt);
+    }
+    for fmt in ["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"] {
+        if let Ok(n) = NaiveDateTime::parse_from_str(t, fmt) {
+            return Ok(n.and_utc());
+        }
+    }
+    if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d")
+        && let Some(n) = d.and_hms_opt(0, 0, 0)
+    {
+        return Ok(n.and_utc());
+    }
+    bail!("cannot read time `{s}`: use 2026-02-27, 2026-02-27T11:00, or a span ago such as 3d or 12h")
+}
+
+pub fn filters(a: &FilterArgs) -> Result<Filters> {
+    let now = Utc::now();
+    let role = match &a.role {
+        None => None,
+        Some(r) => Some(
+            Role::parse(&r.to_lowercase())
+                .ok_or_else(|| anyhow::anyhow!("unknown role `{r}` (use user, assistant, tool or system)"))?,
+        ),
+    };
+    Ok(Filters {
+        agent: a.agent.clone(),
+        project: a.project.clone(),
+        session: a.session.clone(),
+        role,
+        tool: a.tool.clone(),
+        program: a.program.clone(),
+        file: a.file.clone(),
+        detector: a.detector.clone(),
+        since: a.since.as_deref().map(|s| parse_when(s, now)).transpose()?,
+        until: a.until.as_deref().map(|s| parse_when(s, now)).transpose()?,
+        errors: a.errors,
+    })
+}
+
+/// Read every transcript under `paths`. Files that cannot be read are reported on
+/// stderr; the error is returned only when nothing could be read at all.
+pub fn load(paths: &[PathBuf], format: Option<&'static dyn Format>) -> Result<Vec<ParsedFile>> {
+    let mut problems = Vec::new();
+    let found = walk::discover(paths, true, &mut problems);
+    let mut files = Vec::new();
+    let mut unreadable = 0usize;
+    for (p, why) in &problems {
+        eprintln!("debrief: {}: {why}", p.display());
+        unreadable += 1;
+    }
+    for c in found {
+        let fmt = match format {
+            Some(f) => f,
+            None => match formats::read_head(&c.path).map(|h| formats::detect(&c.path, &h)) {
+                Ok(Some(f)) => f,
+                Ok(None) => {
+                    if c.explicit {
+                        eprintln!(
+                            "debrief: {}: not a transcript format debrief knows (try --format)",
+                            c.path.display()
+                        );
+                        unreadable += 1;
+                    }
+                    continue;
+                }
+                Err(e) => {
+                    eprintln!("debrief: {e:#}");
+                    unreadable += 1;
+                    continue;
+                }
+            },
+        };
+        match formats::parse_file(&c.path, Some(fmt)) {
+            Ok(parsed) => {
+                report_bad(&c.path, &parsed);
+                files.push(parsed);
+            }
+            Err(e) => {
+                eprintln!("debrief: {e:#}");
+                unreadable += 1;
+            }
+        }
+    }
+    if files.is_empty() && unreadable > 0 {
+        bail!("no transcript could be read");
+    }
+    Ok(files)
+}
+
+fn report_bad(path: &Path, parsed: &ParsedFile) {
+    for b in &parsed.bad {
+        match b.line {
+            Some(l) => eprintln!("debrief: {}:{l}: {}", path.display(), b.reason),
+            None => eprintln!("debrief: {}: {}", path.display(), b.reason),
+        }
+    }
+}
+
+/// Terminal styling, off when output is not a terminal or `NO_COLOR` is set.
+#[derive(Clone, Copy)]
+pub struct Style {
+    pub color: bool,
+}
+
+impl Style {
+    pub fn stdout() -> Style {
+        Style { color: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none() }
+    }
+    fn wrap(&self, code: &str, s: &str) -> String {
+        if self.color { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_string() }
+    }
+    pub fn bold(&self, s: &str) -> String {
+        self.wrap("1", s)
+    }
+    pub fn dim(&self, s: &str) -> String {
+        self.wrap("2", s)
+    }
+    pub fn red(&self, s: &str) -> String {
+        self.wrap("31", s)
+    }
+    pub fn green(&self, s: &str) -> String {
+        self.wrap("32", s)
+    }
+    pub fn yellow(&self, s: &str) -> String {
+        self.wrap("33", s)
+    }
+    pub fn cyan(&self, s: &str) -> String {
+        self.wrap("36", s)
+    }
+    pub fn magenta(&self, s: &str) -> String {
+        self.wrap("35", s)
+    }
+}
+
+/// A path for people: relative to the current folder when inside it, `~` for home.
+pub fn display_path(p: &Path) -> String {
+    if let Ok(cwd) = std::env::current_dir()
+        && let Ok(rel) = p.strip_prefix(&cwd)
+    {
+        return rel.display().to_string();
+    }
+    if let Some(home) = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf())
+        && let Ok(rel) = p.strip_prefix(&home)
+    {
+        return format!("~/{}", rel.display());
+    }
+    p.display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn when_forms() {
+        let now = DateTime::parse_from_rfc3339("2026-03-01T00:00:00Z").unwrap().with_timezone(&Utc);
+        assert_eq!(parse_when("2d", now).unwrap().to_rfc3339(), "2026-02-27T00:00:00+00:00");
+        assert_eq!(parse_when("2026-02-27", now).unwrap().to_rfc3339(), "2026-02-27T00:00:00+00:00");
+        assert_eq!(parse_when("2026-02-27T11:17", now).unwrap().to_rfc3339(), "2026-02-27T11:17:00+00:00");
+        assert!(parse_when("soon", now).is_err());
+    }
+}

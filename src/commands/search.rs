@@ -1,0 +1,110 @@
+//! `debrief search`: find messages, print them for people or as JSON lines.
+
+use std::io::Write;
+
+use anyhow::Result;
+use serde_json::json;
+
+use super::{Style, display_path, filters, index_dir};
+use crate::cli::{Cli, SearchArgs};
+use crate::index::IndexDir;
+use crate::index::search::{self, Hit};
+
+pub fn run(cli: &Cli, args: &SearchArgs) -> Result<i32> {
+    let f = filters(&args.filters)?;
+    if args.query.trim().is_empty() && is_unfiltered(&f) {
+        anyhow::bail!("give a query or at least one filter (see `debrief search --help`)");
+    }
+    let ix = IndexDir::open(&index_dir(&cli.index))?;
+    let hits = search::search(&ix, &args.query, &f, args.limit)?;
+    let out = std::io::stdout();
+    let mut out = out.lock();
+    if args.json {
+        for h in &hits {
+            writeln!(out, "{}", hit_json(h))?;
+        }
+    } else {
+        let style = Style::stdout();
+        for h in &hits {
+            print_hit(&mut out, h, style)?;
+        }
+        if hits.is_empty() {
+            eprintln!("no matches");
+        }
+    }
+    Ok(0)
+}
+
+fn is_unfiltered(f: &search::Filters) -> bool {
+    f.agent.is_none()
+        && f.project.is_none()
+        && f.session.is_none()
+        && f.role.is_none()
+        && f.tool.is_none()
+        && f.program.is_none()
+        && f.file.is_none()
+        && f.detector.is_none()
+        && f.since.is_none()
+        && f.until.is_none()
+        && !f.errors
+}
+
+/// The contract's JSON shape (plus `agent` and `timestamp`).
+pub fn hit_json(h: &Hit) -> serde_json::Value {
+    json!({
+        "source": h.source,
+        "session": h.session,
+        "idx": h.idx,
+        "line": h.line,
+        "role": h.role,
+        "score": h.score,
+        "snippet": h.snippet.text,
+        "detectors": h.detectors,
+        "agent": h.agent,
+        "timestamp": h.timestamp,
+    })
+}
+
+fn print_hit(out: &mut impl Write, h: &Hit, style: Style) -> Result<()> {
+    let when = h.timestamp.map(|t| t.format("%Y-%m-%d %H:%M").to_string()).unwrap_or_default();
+    let line = h.snippet.line.or(h.line).map(|l| format!(":{l}")).unwrap_or_default();
+    let short: String = h.session.chars().take(8).collect();
+    let mut head = format!(
+        "{} {} {} {}",
+        style.cyan(&short),
+        style.bold(&format!("[msg {}]", h.idx)),
+        style.magenta(&h.role),
+        style.dim(&when)
+    );
+    if let Some(p) = &h.project {
+        head.push_str(&format!(" {}", style.dim(p)));
+    }
+    if !h.detectors.is_empty() {
+        head.push_str(&format!(" {}", style.yellow(&h.detectors.join(","))));
+    }
+    writeln!(out, "{head}")?;
+    writeln!(out, "  {}", style.dim(&format!("{}{line}", display_path(&h.source))))?;
+    writeln!(out, "  {}\n", render_snippet(&h.snippet, style))?;
+    Ok(())
+}
+
+fn render_snippet(s: &search::Snippet, style: Style) -> String {
+    let mut out = String::new();
+    let mut at = 0;
+    for &(a, b) in &s.highlights {
+        if a < at || b > s.text.len() {
+            continue;
+        }
+        out.push_str(&s.text[at..a]);
+        if style.color {
+            out.push_str(&style.bold(&style.red(&s.text[a..b])));
+        } else {
+            out.push('[');
+            out.push_str(&s.text[a..b]);
+            out.push(']');
+        }
+        at = b;
+    }
+    out.push_str(&s.text[at..]);
+    out
+}

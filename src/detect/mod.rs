@@ -1,0 +1,248 @@
+//! Debugging-pattern detectors: the [`Detector`] trait, the registry, and the
+//! streaming engine that runs them over a session of any length in bounded memory.
+//!
+//! Each detector lives in its own file with a stable kebab-case id and its user
+//! documentation (`debrief detectors ID`). Detectors see a [`SessionView`]: a window of
+//! consecutive messages plus session-wide statistics. The engine ([`Stream`]) slides
+//! that window over the session in chunks with [`LOOKBACK`] messages of history and
+//! [`LOOKAHEAD`] messages of future around each chunk, so a finding may cite evidence up
+//! to that far from its key message. `detect`, `index` and `report` all use the same
+//! engine, so they agree on every finding.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Message, Role};
+
+/// Messages of history every window keeps before the messages it decides on.
+pub const LOOKBACK: usize = 120;
+/// Messages after the last decided message that a window must have seen.
+pub const LOOKAHEAD: usize = 120;
+/// Messages decided per window.
+pub const CHUNK: usize = 1000;
+
+/// One instance of a pattern, anchored on its key message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub detector: String,
+    /// idx of the key message.
+    pub key: u32,
+    /// Every supporting message, key included, ascending.
+    pub evidence: Vec<u32>,
+    /// One line for people.
+    pub summary: String,
+    /// The command at the heart of the finding, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+}
+
+/// Session-wide numbers that detectors compare a message against.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionStats {
+    /// Histogram of assistant text lengths (chars) in quarter-octave buckets.
+    pub assistant_len_buckets: Vec<u32>,
+    pub assistant_messages: u32,
+}
+
+impl SessionStats {
+    fn bucket(len: usize) -> usize {
+        if len == 0 {
+            return 0;
+        }
+        // log2 in quarter steps: 4 buckets per doubling.
+        let l = (len as f64).log2();
+        ((l * 4.0).floor() as usize + 1).min(255)
+    }
+
+    fn bucket_floor(b: usize) -> usize {
+        if b == 0 { 0 } else { 2f64.powf((b - 1) as f64 / 4.0).round() as usize }
+    }
+
+    pub fn observe(&mut self, m: &Message) {
+        if m.role != Role::Assistant {
+            return;
+        }
+        let b = Self::bucket(m.text.chars().count());
+        if self.assistant_len_buckets.len() <= b {
+            self.assistant_len_buckets.resize(b + 1, 0);
+        }
+        self.assistant_len_buckets[b] += 1;
+        self.assistant_messages += 1;
+    }
+
+    /// Approximate median length of assistant text (within a quarter octave).
+    pub fn median_assistant_len(&self) -> usize {
+        let half = self.assistant_messages.div_ceil(2);
+        let mut seen = 0;
+        for (b, n) in self.assistant_len_buckets.iter().enumerate() {
+            seen += n;
+            if seen >= half && *n > 0 {
+                return Self::bucket_floor(b);
+            }
+        }
+        0
+    }
+}
+
+/// What a detector looks at: consecutive messages of one session.
+pub struct SessionView<'a> {
+    pub messages: &'a [Message],
+    pub stats: &'a SessionStats,
+}
+
+impl<'a> SessionView<'a> {
+    /// Position in `messages` of the message numbered `idx`.
+    pub fn position(&self, idx: u32) -> Option<usize> {
+        self.messages.binary_search_by_key(&idx, |m| m.idx).ok()
+    }
+
+    pub fn get(&self, idx: u32) -> Option<&'a Message> {
+        self.position(idx).map(|p| &self.messages[p])
+    }
+}
+
+/// A debugging-pattern detector.
+pub trait Detector: Sync {
+    /// Stable kebab-case id (the contract of `detect --json` and search filters).
+    fn id(&self) -> &'static str;
+    /// One line for `debrief detectors`.
+    fn summary(&self) -> &'static str;
+    /// Documentation in Markdown with the sections "What it finds", "Why it matters"
+    /// and "Example".
+    fn doc(&self) -> &'static str;
+    /// Append findings for this window. Evidence must lie within [`LOOKBACK`] messages
+    /// before and [`LOOKAHEAD`] after the key.
+    fn check(&self, view: &SessionView, out: &mut Vec<Finding>);
+}
+
+/// Every detector, in a stable order.
+pub fn registry() -> &'static [&'static dyn Detector] {
+    &[]
+}
+
+/// The detector with this id.
+pub fn by_id(id: &str) -> Option<&'static dyn Detector> {
+    registry().iter().copied().find(|d| d.id() == id)
+}
+
+/// Detectors chosen by `--select` / `--ignore` (ids; empty select means all).
+pub fn selection(select: &[String], ignore: &[String]) -> anyhow::Result<Vec<&'static dyn Detector>> {
+    for id in select.iter().chain(ignore) {
+        if by_id(id).is_none() {
+            let known: Vec<&str> = registry().iter().map(|d| d.id()).collect();
+            anyhow::bail!("unknown detector `{id}` (known: {})", known.join(", "));
+        }
+    }
+    Ok(registry()
+        .iter()
+        .copied()
+        .filter(|d| select.is_empty() || select.iter().any(|s| s == d.id()))
+        .filter(|d| !ignore.iter().any(|s| s == d.id()))
+        .collect())
+}
+
+/// What the engine hands back as it goes.
+#[derive(Default)]
+pub struct Released {
+    /// Findings that are final, in key order.
+    pub findings: Vec<Finding>,
+    /// Messages no later finding can have as key, in idx order.
+    pub messages: Vec<Message>,
+}
+
+/// Runs detectors over a stream of messages of one session, window by window.
+pub struct Stream {
+    detectors: Vec<&'static dyn Detector>,
+    buf: Vec<Message>,
+    stats: SessionStats,
+    /// Findings with key below this are final.
+    frontier: u32,
+    /// Messages below `owned_from` were decided by an earlier run (append re-index):
+    /// they are context only, neither released nor a finding's key.
+    owned_from: u32,
+    seen: HashSet<(String, u32)>,
+}
+
+impl Stream {
+    pub fn new(detectors: Vec<&'static dyn Detector>, stats: SessionStats, owned_from: u32) -> Self {
+        Stream { detectors, buf: Vec::new(), stats, frontier: 0, owned_from, seen: HashSet::new() }
+    }
+
+    pub fn stats(&self) -> &SessionStats {
+        &self.stats
+    }
+
+    pub fn push(&mut self, msg: Message, out: &mut Released) {
+        if msg.idx >= self.owned_from {
+            self.stats.observe(&msg);
+        }
+        self.buf.push(msg);
+        if self.buf.len() >= LOOKBACK + CHUNK + LOOKAHEAD {
+            self.run(false, out);
+        }
+    }
+
+    pub fn finish(&mut self, out: &mut Released) {
+        self.run(true, out);
+    }
+
+    fn run(&mut self, last: bool, out: &mut Released) {
+        let Some(last_idx) = self.buf.last().map(|m| m.idx) else { return };
+        // Decide keys up to `upto` (exclusive): everything when the stream ends, else
+        // all but the look-ahead.
+        let upto = if last { last_idx + 1 } else { self.buf[self.buf.len() - LOOKAHEAD].idx };
+        let view = SessionView { messages: &self.buf, stats: &self.stats };
+        let mut found = Vec::new();
+        for d in &self.detectors {
+            d.check(&view, &mut found);
+        }
+        found.retain(|f| f.key >= self.frontier.max(self.owned_from) && f.key < upto);
+        found.sort_by(|a, b| a.key.cmp(&b.key).then_with(|| a.detector.cmp(&b.detector)));
+        for mut f in found {
+            if self.seen.insert((f.detector.clone(), f.key)) {
+                f.evidence.sort_unstable();
+                f.evidence.dedup();
+                if !f.evidence.contains(&f.key) {
+                    f.evidence.push(f.key);
+                    f.evidence.sort_unstable();
+                }
+                out.findings.push(f);
+            }
+        }
+        self.frontier = upto;
+        // Hand out messages that have left the history: every finding keyed on them is
+        // final. At the end of the stream, hand out everything.
+        let release_to =
+            if last { self.buf.len() } else { self.buf.partition_point(|m| m.idx < upto).saturating_sub(LOOKBACK) };
+        let owned_from = self.owned_from;
+        out.messages.extend(self.buf.drain(..release_to).filter(|m| m.idx >= owned_from));
+    }
+}
+
+/// Run detectors over a whole session in memory, through the same engine.
+pub fn detect_session(detectors: &[&'static dyn Detector], messages: &[Message]) -> Vec<Finding> {
+    let mut stream = Stream::new(detectors.to_vec(), SessionStats::default(), 0);
+    let mut out = Released::default();
+    for m in messages {
+        stream.push(m.clone(), &mut out);
+        out.messages.clear();
+    }
+    stream.finish(&mut out);
+    out.findings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_is_within_a_quarter_octave() {
+        let mut s = SessionStats::default();
+        for len in [100usize, 200, 300, 400, 5000] {
+            s.observe(&Message { role: Role::Assistant, text: "x".repeat(len), ..Message::default() });
+        }
+        let m = s.median_assistant_len();
+        assert!((250..=300).contains(&m), "median {m}");
+    }
+}

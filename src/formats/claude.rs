@@ -1,0 +1,639 @@
+//! Claude Code session JSONL (`~/.claude/projects/<escaped-cwd>/<session-uuid>.jsonl`).
+//!
+//! One JSON record per line. How records become messages:
+//! - `assistant` lines: one API message is streamed over several lines that share
+//!   `message.id` (one content block each); consecutive lines with the same id merge
+//!   into one message. `text` blocks join with a blank line, `thinking` goes to
+//!   `thinking`, `tool_use` becomes a [`Call`]. A `<synthetic>` model line (an API
+//!   error the harness wrote) is a system message.
+//! - `user` lines: `tool_result` blocks are joined to their call by `tool_use_id` and
+//!   make no message; the "Exit code N" text Bash puts first gives `exit_code`, and the
+//!   string form of `toolUseResult` stands in for an empty result. Text becomes a user
+//!   message, classified as typed, injected (`isMeta`, `<system-reminder>`-only text,
+//!   `<command-name>`, `<local-command-stdout>`, hook feedback, the local-command
+//!   caveat) or an interrupt marker. `isCompactSummary` turns are compaction summaries.
+//! - `system` lines become system messages (compaction boundaries, hook output, API
+//!   errors), except pure telemetry subtypes.
+//! - `summary` and `custom-title` lines give the session title; `file-history-snapshot`,
+//!   `queue-operation`, `progress` and similar bookkeeping lines make no message.
+//!   Any other type is counted as unknown (format drift), never fatal.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use anyhow::Result;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::{Assembler, At, Format, Input, Sink, json_reason, orphan_result_message, parse_json_line, parse_time};
+use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
+
+pub struct ClaudeCode;
+
+/// Line types that carry no conversation and are known, so not format drift.
+const BOOKKEEPING: &[&str] =
+    &["file-history-snapshot", "queue-operation", "progress", "last-prompt", "agent-name", "pr-link", "tag"];
+
+/// `system` subtypes that are telemetry, not something anyone said.
+const SYSTEM_TELEMETRY: &[&str] = &["turn_duration", "stop_hook_summary"];
+
+#[derive(Deserialize)]
+struct Record<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    subtype: Option<Cow<'a, str>>,
+    #[serde(rename = "sessionId", borrow)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    cwd: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    version: Option<Cow<'a, str>>,
+    #[serde(rename = "gitBranch", borrow)]
+    git_branch: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(rename = "isSidechain")]
+    is_sidechain: Option<bool>,
+    #[serde(rename = "isMeta")]
+    is_meta: Option<bool>,
+    #[serde(rename = "isCompactSummary")]
+    is_compact_summary: Option<bool>,
+    #[serde(rename = "agentId", borrow)]
+    agent_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    message: Option<&'a RawValue>,
+    #[serde(rename = "toolUseResult", borrow)]
+    tool_use_result: Option<&'a RawValue>,
+    #[serde(borrow)]
+    summary: Option<Cow<'a, str>>,
+    #[serde(rename = "customTitle", borrow)]
+    custom_title: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct ApiMessage<'a> {
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    model: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    thinking: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow)]
+    tool_use_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+    is_error: Option<bool>,
+}
+
+/// Text of a `content` value that is either a string or a list of blocks.
+fn content_text(raw: &RawValue) -> Result<String, serde_json::Error> {
+    let s = raw.get().trim_start();
+    if s.starts_with('"') {
+        return serde_json::from_str::<String>(s);
+    }
+    if s.starts_with('[') {
+        let blocks: Vec<Block> = serde_json::from_str(s)?;
+        let mut out = String::new();
+        for b in blocks {
+            match b.kind.as_deref() {
+                Some("text") => push_para(&mut out, b.text.as_deref().unwrap_or("")),
+                Some("image") => push_para(&mut out, "[image]"),
+                Some("tool_reference") => push_para(&mut out, b.name.as_deref().unwrap_or("")),
+                _ => {}
+            }
+        }
+        return Ok(out);
+    }
+    Ok(String::new())
+}
+
+fn push_para(out: &mut String, s: &str) {
+    if s.is_empty() {
+        return;
+    }
+    if !out.is_empty() {
+        out.push_str("\n\n");
+    }
+    out.push_str(s);
+}
+
+/// How a piece of user-role text came to be.
+pub fn classify_user_text(text: &str) -> Origin {
+    let t = text.trim_start();
+    if t.starts_with("[Request interrupted by user") {
+        return Origin::Interrupt;
+    }
+    const INJECTED_PREFIXES: &[&str] = &[
+        "<command-name>",
+        "<command-message>",
+        "<command-args>",
+        "<local-command-stdout>",
+        "<local-command-stderr>",
+        "<bash-stdout>",
+        "<bash-stderr>",
+        "<user-prompt-submit-hook>",
+        "Caveat: The messages below were generated by the user while running local commands",
+        "Stop hook feedback:",
+        "This session is being continued from a previous conversation",
+    ];
+    if INJECTED_PREFIXES.iter().any(|p| t.starts_with(p)) {
+        return Origin::Injected;
+    }
+    if is_only_system_reminders(t) {
+        return Origin::Injected;
+    }
+    Origin::Typed
+}
+
+/// True when the text is nothing but `<system-reminder>…</system-reminder>` blocks.
+fn is_only_system_reminders(t: &str) -> bool {
+    let mut rest = t.trim();
+    if rest.is_empty() {
+        return false;
+    }
+    while !rest.is_empty() {
+        let Some(after) = rest.strip_prefix("<system-reminder>") else {
+            return false;
+        };
+        let Some(end) = after.find("</system-reminder>") else {
+            return false;
+        };
+        rest = after[end + "</system-reminder>".len()..].trim_start();
+    }
+    true
+}
+
+/// The shell command line of a tool call, when it ran one.
+pub fn shell_command(name: &str, input: &serde_json::Value) -> Option<String> {
+    let lower = name.to_ascii_lowercase();
+    let shellish = ["bash", "shell", "exec", "terminal", "run_command", "command"].iter().any(|k| lower.contains(k));
+    if !shellish {
+        return None;
+    }
+    match input.get("command") {
+        Some(serde_json::Value::String(s)) => Some(s.clone()),
+        Some(serde_json::Value::Array(parts)) => super::codex::argv_to_command(parts),
+        _ => None,
+    }
+}
+
+/// Parse the "Exit code N" header that Claude Code puts first in a failed Bash result.
+fn exit_code_prefix(output: &str) -> Option<i32> {
+    let rest = output.strip_prefix("Exit code ")?;
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();
+    digits.parse().ok()
+}
+
+#[derive(Default)]
+struct State {
+    meta: SessionMeta,
+    sidechain_lines: u32,
+    main_lines: u32,
+}
+
+impl Format for ClaudeCode {
+    fn id(&self) -> &'static str {
+        "claude-code"
+    }
+
+    fn agent(&self) -> &'static str {
+        "Claude Code"
+    }
+
+    fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
+        let text = String::from_utf8_lossy(head);
+        let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+        if !first.starts_with('{') {
+            return 0;
+        }
+        let mut score = 0u8;
+        for l in text.lines().take(50) {
+            let claude_type = [
+                "\"type\":\"user\"",
+                "\"type\": \"user\"",
+                "\"type\":\"assistant\"",
+                "\"type\": \"assistant\"",
+                "\"type\":\"summary\"",
+                "\"type\": \"summary\"",
+                "\"type\":\"queue-operation\"",
+                "\"type\":\"file-history-snapshot\"",
+            ]
+            .iter()
+            .any(|k| l.contains(k));
+            let claude_field =
+                ["\"sessionId\"", "\"parentUuid\"", "\"leafUuid\"", "\"isSidechain\""].iter().any(|k| l.contains(k));
+            if claude_type && claude_field {
+                score = 90;
+                break;
+            }
+            if claude_type && l.contains("\"message\"") {
+                score = score.max(60);
+            }
+        }
+        if score > 0 && path.extension().is_some_and(|e| e == "jsonl") {
+            score += 5;
+        }
+        score
+    }
+
+    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+        let mut st = State::default();
+        if let Some(r) = input.resume() {
+            st.meta = r.session.clone();
+        }
+        let mut asm = Assembler::from_resume(input.resume());
+        let mut repaired = None;
+        loop {
+            let Some(line) = input.next_line()? else { break };
+            let at = At::of(&line);
+            let number = line.number;
+            let unterminated = line.unterminated;
+            if line.bytes.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let parsed = parse_json_line::<Record>(line.bytes, &mut repaired);
+            let (rec, note) = match parsed {
+                Ok(v) => v,
+                Err(e) => {
+                    if unterminated && e.is_eof() {
+                        input.keep_pending(at.line, at.offset);
+                        break;
+                    }
+                    let reason = if e.is_data() && !line.bytes.starts_with(b"{") {
+                        "not a JSON object".to_string()
+                    } else {
+                        json_reason(&e)
+                    };
+                    sink.bad(BadRecord { line: Some(number), reason });
+                    continue;
+                }
+            };
+            if let Some(note) = note {
+                sink.bad(BadRecord { line: Some(number), reason: note.to_string() });
+            }
+            if let Err(reason) = record(&mut st, &mut asm, rec, at, sink) {
+                sink.bad(BadRecord { line: Some(number), reason });
+            }
+        }
+        asm.finish(sink)?;
+        let mut meta = st.meta;
+        finish_meta(&mut meta, input.path(), st.sidechain_lines, st.main_lines);
+        Ok(vec![meta])
+    }
+}
+
+fn finish_meta(meta: &mut SessionMeta, path: &Path, sidechain: u32, main: u32) {
+    meta.format = "claude-code".into();
+    meta.agent = "Claude Code".into();
+    meta.source = path.to_path_buf();
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("session").to_string();
+    // Subagent transcripts (`agent-<id>.jsonl`) carry their parent's sessionId.
+    if sidechain > 0 && main == 0 && stem.starts_with("agent-") && meta.parent_session.is_none() {
+        meta.parent_session = Some(std::mem::take(&mut meta.id));
+        meta.id = stem.clone();
+    }
+    if meta.id.is_empty() {
+        meta.id = stem;
+    }
+}
+
+/// Handle one record. `Err` is a reason to report for this line; the rest goes on.
+fn record(st: &mut State, asm: &mut Assembler, rec: Record, at: At, sink: &mut dyn Sink) -> Result<(), String> {
+    let Some(kind) = rec.kind.as_deref() else {
+        return Err("record has no \"type\"".into());
+    };
+    if let Some(id) = rec.session_id.as_deref()
+        && st.meta.id.is_empty()
+    {
+        st.meta.id = id.to_string();
+    }
+    if let Some(cwd) = rec.cwd.as_deref() {
+        st.meta.saw_cwd(cwd);
+    }
+    if let Some(v) = rec.version.as_deref() {
+        st.meta.agent_version = Some(v.to_string());
+    }
+    if let Some(b) = rec.git_branch.as_deref()
+        && st.meta.git_branch.is_none()
+        && !b.is_empty()
+    {
+        st.meta.git_branch = Some(b.to_string());
+    }
+    let timestamp = rec.timestamp.as_deref().and_then(parse_time);
+    if let Some(t) = timestamp {
+        st.meta.saw_time(t);
+    }
+    let sidechain = rec.is_sidechain.unwrap_or(false);
+    if matches!(kind, "user" | "assistant") {
+        if sidechain {
+            st.sidechain_lines += 1;
+        } else {
+            st.main_lines += 1;
+        }
+    }
+    if sidechain && let Some(a) = rec.agent_id.as_deref() {
+        let _ = a;
+    }
+    match kind {
+        "user" => user_record(st, asm, &rec, timestamp, sidechain, at, sink),
+        "assistant" => assistant_record(st, asm, &rec, timestamp, sidechain, at, sink),
+        "system" => {
+            let subtype = rec.subtype.as_deref().unwrap_or("");
+            if SYSTEM_TELEMETRY.contains(&subtype) {
+                return Ok(());
+            }
+            let mut text = match rec.content {
+                Some(c) => content_text(c).map_err(|e| json_reason(&e))?,
+                None => String::new(),
+            };
+            if text.is_empty() {
+                if subtype.is_empty() {
+                    return Ok(());
+                }
+                text = format!("[{subtype}]");
+            }
+            let msg = Message {
+                role: Role::System,
+                origin: Origin::Injected,
+                timestamp,
+                text,
+                sidechain,
+                ..Message::default()
+            };
+            asm.push(msg, None, at, sink).map_err(|e| e.to_string())?;
+            Ok(())
+        }
+        "summary" => {
+            if let Some(s) = rec.summary.as_deref()
+                && st.meta.title.is_none()
+            {
+                st.meta.title = Some(s.to_string());
+            }
+            Ok(())
+        }
+        "custom-title" => {
+            if let Some(s) = rec.custom_title.as_deref() {
+                st.meta.title = Some(s.to_string());
+            }
+            Ok(())
+        }
+        k if BOOKKEEPING.contains(&k) => Ok(()),
+        other => {
+            sink.unknown(other);
+            Ok(())
+        }
+    }
+}
+
+fn api_message<'a>(rec: &Record<'a>) -> Result<ApiMessage<'a>, String> {
+    let raw = rec.message.ok_or("record has no \"message\"")?;
+    if !raw.get().trim_start().starts_with('{') {
+        return Err("\"message\" is not an object".into());
+    }
+    serde_json::from_str(raw.get()).map_err(|e| format!("bad \"message\": {}", json_reason(&e)))
+}
+
+fn blocks_of<'a>(content: Option<&'a RawValue>) -> Result<Blocks<'a>, String> {
+    let Some(raw) = content else {
+        return Err("message has no \"content\"".into());
+    };
+    let s = raw.get().trim_start();
+    if s.starts_with('"') {
+        let text: String = serde_json::from_str(s).map_err(|e| json_reason(&e))?;
+        return Ok(Blocks::Text(text));
+    }
+    if s.starts_with('[') {
+        // Lists may hold stray non-object items; keep the good blocks.
+        let items: Vec<&RawValue> = serde_json::from_str(s).map_err(|e| json_reason(&e))?;
+        let mut blocks = Vec::with_capacity(items.len());
+        let mut skipped = 0;
+        for item in items {
+            match serde_json::from_str::<Block>(item.get()) {
+                Ok(b) => blocks.push(b),
+                Err(_) => skipped += 1,
+            }
+        }
+        return Ok(Blocks::List(blocks, skipped));
+    }
+    Err("\"content\" is neither text nor a list of blocks".into())
+}
+
+enum Blocks<'a> {
+    Text(String),
+    List(Vec<Block<'a>>, usize),
+}
+
+fn user_record(
+    st: &mut State,
+    asm: &mut Assembler,
+    rec: &Record,
+    timestamp: Option<chrono::DateTime<chrono::Utc>>,
+    sidechain: bool,
+    at: At,
+    sink: &mut dyn Sink,
+) -> Result<(), String> {
+    let msg = api_message(rec)?;
+    let _ = st;
+    let (texts, skipped) = match blocks_of(msg.content)? {
+        Blocks::Text(t) => (vec![t], 0),
+        Blocks::List(blocks, skipped) => {
+            let mut texts = Vec::new();
+            for b in blocks {
+                match b.kind.as_deref() {
+                    Some("tool_result") => {
+                        tool_result(asm, rec, &b, timestamp, at, sink)?;
+                    }
+                    Some("text") => texts.push(b.text.map(Cow::into_owned).unwrap_or_default()),
+                    Some("image") => texts.push("[image]".to_string()),
+                    Some("document") => texts.push("[document]".to_string()),
+                    _ => {}
+                }
+            }
+            (texts, skipped)
+        }
+    };
+    if skipped > 0 {
+        sink.bad(BadRecord {
+            line: Some(at.line),
+            reason: format!("{skipped} content item(s) are not blocks; skipped"),
+        });
+    }
+    if texts.is_empty() {
+        return Ok(());
+    }
+    // A turn's own words, without reminder blocks the harness appended to them.
+    let typed: Vec<&String> = texts.iter().filter(|t| classify_user_text(t) == Origin::Typed).collect();
+    let (origin, text) = if rec.is_compact_summary == Some(true) {
+        (Origin::CompactSummary, texts.join("\n\n"))
+    } else if rec.is_meta == Some(true) {
+        (Origin::Injected, texts.join("\n\n"))
+    } else if !typed.is_empty() {
+        (Origin::Typed, typed.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n\n"))
+    } else {
+        let joined = texts.join("\n\n");
+        (classify_user_text(&joined), joined)
+    };
+    let role = match origin {
+        Origin::Injected | Origin::CompactSummary => Role::System,
+        _ => Role::User,
+    };
+    let m = Message { role, origin, timestamp, text, sidechain, ..Message::default() };
+    asm.push(m, None, at, sink).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+fn tool_result(
+    asm: &mut Assembler,
+    rec: &Record,
+    b: &Block,
+    timestamp: Option<chrono::DateTime<chrono::Utc>>,
+    at: At,
+    sink: &mut dyn Sink,
+) -> Result<(), String> {
+    let call_id = b.tool_use_id.as_deref().unwrap_or("").to_string();
+    let mut output = match b.content {
+        Some(c) => content_text(c).map_err(|e| format!("bad tool_result content: {}", json_reason(&e)))?,
+        None => String::new(),
+    };
+    let mut is_error = b.is_error.unwrap_or(false);
+    let mut interrupted = false;
+    if let Some(raw) = rec.tool_use_result {
+        let s = raw.get();
+        if s.starts_with('"') {
+            // The string form: "Error: …" on failure; a stand-in when content is empty.
+            if let Ok(text) = serde_json::from_str::<String>(s) {
+                if text.starts_with("Error") {
+                    is_error = true;
+                }
+                if output.is_empty() {
+                    output = text;
+                }
+            }
+        } else if memchr::memmem::find(s.as_bytes(), b"\"interrupted\":true").is_some() {
+            interrupted = true;
+        }
+    }
+    if output.starts_with("[Request interrupted by user") {
+        interrupted = true;
+    }
+    let exit_code = exit_code_prefix(&output);
+    let result = CallResult { exit_code, is_error, interrupted, timestamp, line: Some(at.line), output };
+    // Bash results that are not errors exited 0: Claude Code reports any other code.
+    let result = match asm.attach(&call_id, result) {
+        None => return Ok(()),
+        Some(r) => r,
+    };
+    let msg = orphan_result_message(&call_id, result);
+    asm.push(msg, None, at, sink).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+fn assistant_record(
+    st: &mut State,
+    asm: &mut Assembler,
+    rec: &Record,
+    timestamp: Option<chrono::DateTime<chrono::Utc>>,
+    sidechain: bool,
+    at: At,
+    sink: &mut dyn Sink,
+) -> Result<(), String> {
+    let msg = api_message(rec)?;
+    let synthetic = msg.model.as_deref() == Some("<synthetic>");
+    if let Some(model) = msg.model.as_deref()
+        && !synthetic
+    {
+        st.meta.model = Some(model.to_string());
+    }
+    let blocks = match blocks_of(msg.content)? {
+        Blocks::Text(t) => vec![Block {
+            kind: Some(Cow::Borrowed("text")),
+            text: Some(Cow::Owned(t)),
+            thinking: None,
+            id: None,
+            name: None,
+            input: None,
+            tool_use_id: None,
+            content: None,
+            is_error: None,
+        }],
+        Blocks::List(b, _) => b,
+    };
+    let mut text = String::new();
+    let mut thinking = String::new();
+    let mut calls = Vec::new();
+    for b in blocks {
+        match b.kind.as_deref() {
+            Some("text") => push_para(&mut text, b.text.as_deref().unwrap_or("")),
+            Some("thinking") => push_para(&mut thinking, b.thinking.as_deref().unwrap_or("")),
+            Some("redacted_thinking") => push_para(&mut thinking, "[redacted thinking]"),
+            Some("tool_use") | Some("server_tool_use") => {
+                let name = b.name.as_deref().unwrap_or("").to_string();
+                let input: serde_json::Value = match b.input {
+                    Some(raw) => serde_json::from_str(raw.get()).unwrap_or(serde_json::Value::Null),
+                    None => serde_json::Value::Null,
+                };
+                let command = shell_command(&name, &input);
+                calls.push(Call { id: b.id.as_deref().unwrap_or("").to_string(), name, input, command, result: None });
+            }
+            _ => {}
+        }
+    }
+    let merge_key = msg.id.as_deref().map(str::to_string);
+    if let Some(key) = merge_key.as_deref()
+        && let Some(last) = asm.last_mut(key)
+    {
+        push_para(&mut last.text, &text);
+        push_para(&mut last.thinking, &thinking);
+        last.calls.extend(calls);
+        Assembler::extend_end_line(last, at.line);
+        asm.register_calls_of_last();
+        return Ok(());
+    }
+    let (role, origin) = if synthetic { (Role::System, Origin::Injected) } else { (Role::Assistant, Origin::Typed) };
+    let m = Message { role, origin, timestamp, text, thinking, calls, sidechain, ..Message::default() };
+    asm.push(m, merge_key, at, sink).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn user_text_classification() {
+        assert_eq!(classify_user_text("fix the bug"), Origin::Typed);
+        assert_eq!(classify_user_text(""), Origin::Typed);
+        assert_eq!(classify_user_text("[Request interrupted by user for tool use]"), Origin::Interrupt);
+        assert_eq!(classify_user_text("<command-name>/clear</command-name>"), Origin::Injected);
+        assert_eq!(
+            classify_user_text("<system-reminder>x</system-reminder>\n<system-reminder>y</system-reminder>"),
+            Origin::Injected
+        );
+        assert_eq!(classify_user_text("<system-reminder>x</system-reminder> and my question"), Origin::Typed);
+    }
+
+    #[test]
+    fn exit_code_header() {
+        assert_eq!(exit_code_prefix("Exit code 137\nKilled"), Some(137));
+        assert_eq!(exit_code_prefix("ok"), None);
+    }
+}

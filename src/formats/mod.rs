@@ -1,0 +1,636 @@
+//! Transcript formats: one module per agent's on-disk format behind [`Format`], plus
+//! the machinery they share — content sniffing, a streaming line reader that never
+//! hands out half-written lines, and the [`Assembler`] that numbers messages and joins
+//! tool results to their calls.
+//!
+//! Parsers stream: they push finished messages into a [`Sink`] and never hold a whole
+//! file, so a 600 MB session is read in bounded memory. Line-oriented parsers also
+//! report [`Checkpoint`]s — places where parsing can restart with nothing lost — so the
+//! indexer can read only the bytes appended since the last run.
+
+pub mod claude;
+pub mod codex;
+
+use std::collections::{HashMap, VecDeque};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::model::{BadRecord, CallResult, Message, Origin, Role, Session, SessionMeta};
+
+/// A line longer than this is skipped and reported; it would otherwise make memory
+/// use grow with the input.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// One transcript format.
+pub trait Format: Send + Sync {
+    /// Stable id used by `--format`, in the index and in JSON output.
+    fn id(&self) -> &'static str;
+    /// Agent name for people.
+    fn agent(&self) -> &'static str;
+    /// How sure the format is that it reads this file (0 = not its format), judged
+    /// from the content's first bytes, with the name as a tie-breaker only.
+    fn sniff(&self, path: &Path, head: &[u8]) -> u8;
+    /// Parse the input, pushing messages into `sink` and returning the metadata of
+    /// every session met, in order. `input.resume()` is set when continuing a file;
+    /// the sessions returned then start at the checkpoint's session.
+    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>>;
+}
+
+/// Every format, in sniffing order of preference.
+pub fn all() -> &'static [&'static dyn Format] {
+    static ALL: [&dyn Format; 2] = [&claude::ClaudeCode, &codex::Codex];
+    &ALL
+}
+
+/// The format with this id.
+pub fn by_id(id: &str) -> Option<&'static dyn Format> {
+    all().iter().copied().find(|f| f.id() == id)
+}
+
+/// How many bytes sniffing looks at.
+pub const SNIFF_BYTES: usize = 64 * 1024;
+
+/// Pick the format of a file from its content. `None` when no format claims it.
+pub fn detect(path: &Path, head: &[u8]) -> Option<&'static dyn Format> {
+    all()
+        .iter()
+        .map(|f| (f.sniff(path, head), *f))
+        .filter(|(score, _)| *score > 0)
+        .max_by_key(|(score, _)| *score)
+        .map(|(_, f)| f)
+}
+
+/// Read the first [`SNIFF_BYTES`] of a file.
+pub fn read_head(path: &Path) -> Result<Vec<u8>> {
+    let mut f = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let mut head = Vec::with_capacity(4096);
+    (&mut f).take(SNIFF_BYTES as u64).read_to_end(&mut head).with_context(|| format!("reading {}", path.display()))?;
+    Ok(head)
+}
+
+/// Where a parse may restart: every message before `next_idx` is complete, and
+/// re-reading from `offset` (1-based line `line`) reproduces the rest exactly.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub offset: u64,
+    pub line: u32,
+    /// Index (0-based) of the session in the file that the next message belongs to.
+    pub session: usize,
+    pub next_idx: u32,
+    /// Format-specific context needed to carry on (small).
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub state: serde_json::Value,
+}
+
+/// What a parser needs to continue a file from a checkpoint. A resumed parse returns
+/// the metadata of the sessions from `checkpoint.session` on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Resume {
+    pub checkpoint: Checkpoint,
+    /// Metadata of the checkpoint's session as known at the end of the previous read.
+    pub session: SessionMeta,
+}
+
+/// Receives what a parser finds.
+pub trait Sink {
+    /// A finished message of the `session`-th session in the file (0-based).
+    fn message(&mut self, session: usize, msg: Message) -> Result<()>;
+    /// A record that could not be used; parsing goes on.
+    fn bad(&mut self, bad: BadRecord);
+    /// A record of a type or shape the parser does not know (format drift).
+    fn unknown(&mut self, kind: &str);
+    /// A place where parsing could restart (line-oriented formats only).
+    fn checkpoint(&mut self, _cp: Checkpoint) {}
+}
+
+/// A source line handed to a parser.
+pub struct Line<'a> {
+    pub bytes: &'a [u8],
+    /// 1-based line number.
+    pub number: u32,
+    /// Byte offset of the line's first byte.
+    pub offset: u64,
+    /// The file ended without a newline after this line: it may still be being
+    /// written. A parser that cannot read it calls [`Input::keep_pending`].
+    pub unterminated: bool,
+}
+
+/// A file being parsed: a streaming reader of complete lines that tracks how far the
+/// file has been consumed, or the whole content for formats that need it.
+pub struct Input {
+    path: std::path::PathBuf,
+    reader: BufReader<File>,
+    buf: Vec<u8>,
+    offset: u64,
+    line: u32,
+    consumed: u64,
+    pending_tail: bool,
+    resume: Option<Resume>,
+    too_long: Vec<BadRecord>,
+    /// Stop after this line (reading one message back).
+    last_line: Option<u32>,
+}
+
+impl Input {
+    /// Open a file, positioned at the resume checkpoint when one is given.
+    pub fn open(path: &Path, resume: Option<Resume>) -> Result<Input> {
+        let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+        let mut reader = BufReader::with_capacity(256 * 1024, file);
+        let (offset, line) = match &resume {
+            Some(r) => {
+                reader
+                    .seek(SeekFrom::Start(r.checkpoint.offset))
+                    .with_context(|| format!("seeking in {}", path.display()))?;
+                (r.checkpoint.offset, r.checkpoint.line.saturating_sub(1))
+            }
+            None => (0, 0),
+        };
+        Ok(Input {
+            path: path.to_path_buf(),
+            reader,
+            buf: Vec::new(),
+            offset,
+            line,
+            consumed: offset,
+            pending_tail: false,
+            resume,
+            too_long: Vec::new(),
+            last_line: None,
+        })
+    }
+
+    /// Hand out no line after `line`.
+    pub fn stop_after_line(&mut self, line: u32) {
+        self.last_line = Some(line);
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn resume(&self) -> Option<&Resume> {
+        self.resume.as_ref()
+    }
+
+    /// Bytes of the file that have been read and accepted.
+    pub fn consumed(&self) -> u64 {
+        self.consumed
+    }
+
+    /// Lines read so far (the number of the last line handed out).
+    pub fn lines(&self) -> u32 {
+        self.line
+    }
+
+    /// Whether the last line was left for a later run.
+    pub fn pending_tail(&self) -> bool {
+        self.pending_tail
+    }
+
+    /// The next line, without its line ending. Over-long lines are skipped and kept
+    /// for [`Input::take_too_long`].
+    pub fn next_line(&mut self) -> Result<Option<Line<'_>>> {
+        loop {
+            if self.last_line.is_some_and(|l| self.line >= l) {
+                return Ok(None);
+            }
+            self.buf.clear();
+            let start = self.offset;
+            let n = read_line_capped(&mut self.reader, &mut self.buf, MAX_LINE_BYTES)
+                .with_context(|| format!("reading {}", self.path.display()))?;
+            if n.bytes == 0 {
+                return Ok(None);
+            }
+            self.offset += n.bytes;
+            self.line += 1;
+            if n.overflowed {
+                self.consumed = self.offset;
+                self.too_long.push(BadRecord {
+                    line: Some(self.line),
+                    reason: format!(
+                        "line of {} MB is longer than the {} MB limit; skipped",
+                        n.bytes >> 20,
+                        MAX_LINE_BYTES >> 20
+                    ),
+                });
+                continue;
+            }
+            let unterminated = self.buf.last() != Some(&b'\n');
+            let mut end = self.buf.len();
+            if !unterminated {
+                end -= 1;
+                if end > 0 && self.buf[end - 1] == b'\r' {
+                    end -= 1;
+                }
+            }
+            self.consumed = self.offset;
+            return Ok(Some(Line { bytes: &self.buf[..end], number: self.line, offset: start, unterminated }));
+        }
+    }
+
+    /// Leave the last (unterminated) line for the next run: it is not consumed, not
+    /// reported, and will be read again once the writer has finished it.
+    pub fn keep_pending(&mut self, line: u32, offset: u64) {
+        debug_assert_eq!(line, self.line);
+        self.consumed = offset;
+        self.pending_tail = true;
+    }
+
+    /// Over-long lines met so far.
+    pub fn take_too_long(&mut self) -> Vec<BadRecord> {
+        std::mem::take(&mut self.too_long)
+    }
+
+    /// The whole remaining content, for formats that are one JSON document.
+    pub fn read_all(&mut self) -> Result<Vec<u8>> {
+        let mut all = Vec::new();
+        self.reader.read_to_end(&mut all).with_context(|| format!("reading {}", self.path.display()))?;
+        self.offset += all.len() as u64;
+        self.consumed = self.offset;
+        Ok(all)
+    }
+}
+
+struct LineRead {
+    bytes: u64,
+    overflowed: bool,
+}
+
+/// `read_until(b'\n')` that stops storing after `cap` bytes but still consumes the
+/// whole line, so one giant line cannot exhaust memory.
+fn read_line_capped(r: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> std::io::Result<LineRead> {
+    let mut total = 0u64;
+    let mut overflowed = false;
+    loop {
+        let (done, used) = {
+            let available = match r.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if available.is_empty() {
+                return Ok(LineRead { bytes: total, overflowed });
+            }
+            match memchr::memchr(b'\n', available) {
+                Some(i) => {
+                    if !overflowed {
+                        buf.extend_from_slice(&available[..=i]);
+                    }
+                    (true, i + 1)
+                }
+                None => {
+                    if !overflowed {
+                        buf.extend_from_slice(available);
+                    }
+                    (false, available.len())
+                }
+            }
+        };
+        r.consume(used);
+        total += used as u64;
+        if !overflowed && buf.len() > cap {
+            overflowed = true;
+            buf.clear();
+            buf.shrink_to(64 * 1024);
+        }
+        if done {
+            return Ok(LineRead { bytes: total, overflowed });
+        }
+    }
+}
+
+/// Position of a record in the source, for messages and checkpoints.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct At {
+    pub line: u32,
+    pub offset: u64,
+}
+
+impl At {
+    pub fn of(line: &Line) -> At {
+        At { line: line.number, offset: line.offset }
+    }
+}
+
+/// Messages pending before a forced flush: a call whose result never arrives must not
+/// hold the rest of a long session in memory.
+const MAX_PENDING: usize = 64;
+
+/// Numbers messages, merges streamed chunks, joins tool results to calls by id, and
+/// hands messages to the sink in order once nothing more can change them.
+pub struct Assembler {
+    session: usize,
+    next_idx: u32,
+    pending: VecDeque<Pending>,
+    /// call id → idx of the message holding the call, for calls still open.
+    open_calls: HashMap<String, u32>,
+}
+
+struct Pending {
+    msg: Message,
+    merge_key: Option<String>,
+    open: usize,
+}
+
+impl Assembler {
+    pub fn new(session: usize, next_idx: u32) -> Assembler {
+        Assembler { session, next_idx: next_idx.max(1), pending: VecDeque::new(), open_calls: HashMap::new() }
+    }
+
+    pub fn from_resume(resume: Option<&Resume>) -> Assembler {
+        match resume {
+            Some(r) => Assembler::new(r.checkpoint.session, r.checkpoint.next_idx),
+            None => Assembler::new(0, 1),
+        }
+    }
+
+    /// Index the next message will get.
+    pub fn next_idx(&self) -> u32 {
+        self.next_idx
+    }
+
+    pub fn session(&self) -> usize {
+        self.session
+    }
+
+    /// The most recent message, if it is still pending (for merging streamed chunks).
+    pub fn last_mut(&mut self, merge_key: &str) -> Option<&mut Message> {
+        let last = self.pending.back_mut()?;
+        (last.merge_key.as_deref() == Some(merge_key)).then_some(&mut last.msg)
+    }
+
+    /// Add calls to the most recent message (after it was found with `last_mut`).
+    pub fn register_calls_of_last(&mut self) {
+        if let Some(last) = self.pending.back_mut() {
+            let idx = last.msg.idx;
+            let mut open = 0;
+            for c in &last.msg.calls {
+                if c.result.is_none() {
+                    self.open_calls.insert(c.id.clone(), idx);
+                    open += 1;
+                }
+            }
+            last.open = open;
+        }
+    }
+
+    /// Start a new message at `at`; returns its idx. Emits a checkpoint first when
+    /// everything before it is settled.
+    pub fn push(&mut self, mut msg: Message, merge_key: Option<String>, at: At, sink: &mut dyn Sink) -> Result<u32> {
+        self.flush(sink)?;
+        if self.pending.iter().all(|p| p.open == 0) {
+            sink.checkpoint(Checkpoint {
+                offset: at.offset,
+                line: at.line,
+                session: self.session,
+                next_idx: self.next_idx,
+                state: serde_json::Value::Null,
+            });
+        }
+        let idx = self.next_idx;
+        self.next_idx += 1;
+        msg.idx = idx;
+        if msg.line.is_none() {
+            msg.line = Some(at.line);
+            msg.offset = Some(at.offset);
+        }
+        if msg.end_line.is_none() {
+            msg.end_line = msg.line;
+        }
+        let mut open = 0;
+        for c in &msg.calls {
+            if c.result.is_none() {
+                self.open_calls.insert(c.id.clone(), idx);
+                open += 1;
+            }
+        }
+        self.pending.push_back(Pending { msg, merge_key, open });
+        Ok(idx)
+    }
+
+    /// Join a result to its call. Returns the result back when no open call has that
+    /// id, so the caller can keep it as a tool message.
+    pub fn attach(&mut self, call_id: &str, result: CallResult) -> Option<CallResult> {
+        let Some(idx) = self.open_calls.remove(call_id) else {
+            return Some(result);
+        };
+        let Some(p) = self.pending.iter_mut().find(|p| p.msg.idx == idx) else {
+            return Some(result);
+        };
+        let Some(call) = p.msg.calls.iter_mut().find(|c| c.id == call_id && c.result.is_none()) else {
+            return Some(result);
+        };
+        if let Some(l) = result.line {
+            p.msg.end_line = Some(p.msg.end_line.map_or(l, |e| e.max(l)));
+        }
+        call.result = Some(result);
+        p.open = p.open.saturating_sub(1);
+        None
+    }
+
+    /// Whether a call id is waiting for its result.
+    pub fn is_open(&self, call_id: &str) -> bool {
+        self.open_calls.contains_key(call_id)
+    }
+
+    /// Extend the last line of the pending message `idx` (a merged chunk).
+    pub fn extend_end_line(msg: &mut Message, line: u32) {
+        msg.end_line = Some(msg.end_line.map_or(line, |e| e.max(line)));
+    }
+
+    /// Emit settled messages from the front. The newest message stays: a streamed
+    /// chunk may still extend it.
+    fn flush(&mut self, sink: &mut dyn Sink) -> Result<()> {
+        while self.pending.len() > 1 {
+            let front_open = self.pending.front().map_or(0, |p| p.open);
+            if front_open > 0 && self.pending.len() <= MAX_PENDING {
+                break;
+            }
+            if let Some(p) = self.pending.pop_front() {
+                for c in &p.msg.calls {
+                    if self.open_calls.get(&c.id) == Some(&p.msg.idx) {
+                        self.open_calls.remove(&c.id);
+                    }
+                }
+                sink.message(self.session, p.msg)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Emit everything (end of file, or end of one session in a multi-session file).
+    pub fn finish(&mut self, sink: &mut dyn Sink) -> Result<()> {
+        while let Some(p) = self.pending.pop_front() {
+            sink.message(self.session, p.msg)?;
+        }
+        self.open_calls.clear();
+        Ok(())
+    }
+
+    /// Emit everything and start numbering a new session.
+    pub fn next_session(&mut self, sink: &mut dyn Sink) -> Result<()> {
+        self.finish(sink)?;
+        self.session += 1;
+        self.next_idx = 1;
+        Ok(())
+    }
+}
+
+/// A tool result with no call to join becomes a message of its own, so nothing is lost.
+pub fn orphan_result_message(call_id: &str, result: CallResult) -> Message {
+    let mut text = result.output;
+    if text.is_empty() {
+        text = format!("(result of call {call_id} with no output)");
+    }
+    Message { role: Role::Tool, origin: Origin::ToolOutput, timestamp: result.timestamp, text, ..Message::default() }
+}
+
+/// A [`Sink`] that keeps everything in memory: for `show`, `detect`, `report` and tests.
+#[derive(Default)]
+pub struct Collect {
+    pub messages: Vec<Vec<Message>>,
+    pub bad: Vec<BadRecord>,
+    pub unknown: HashMap<String, u64>,
+    pub checkpoints: Vec<Checkpoint>,
+}
+
+impl Sink for Collect {
+    fn message(&mut self, session: usize, msg: Message) -> Result<()> {
+        if self.messages.len() <= session {
+            self.messages.resize_with(session + 1, Vec::new);
+        }
+        self.messages[session].push(msg);
+        Ok(())
+    }
+    fn bad(&mut self, bad: BadRecord) {
+        self.bad.push(bad);
+    }
+    fn unknown(&mut self, kind: &str) {
+        *self.unknown.entry(kind.to_string()).or_default() += 1;
+    }
+    fn checkpoint(&mut self, cp: Checkpoint) {
+        self.checkpoints.push(cp);
+    }
+}
+
+/// A whole file read into memory.
+pub struct ParsedFile {
+    pub format: &'static dyn Format,
+    pub sessions: Vec<Session>,
+    pub bad: Vec<BadRecord>,
+    pub unknown: HashMap<String, u64>,
+    pub pending_tail: bool,
+}
+
+/// Parse a whole file with the given format, or the detected one.
+pub fn parse_file(path: &Path, format: Option<&'static dyn Format>) -> Result<ParsedFile> {
+    let format = match format {
+        Some(f) => f,
+        None => {
+            let head = read_head(path)?;
+            detect(path, &head).ok_or_else(|| {
+                anyhow::anyhow!("{}: not a transcript format debrief knows (try --format)", path.display())
+            })?
+        }
+    };
+    let mut input = Input::open(path, None)?;
+    let mut sink = Collect::default();
+    let metas = format.parse(&mut input, &mut sink)?;
+    sink.bad.extend(input.take_too_long());
+    sink.bad.sort_by_key(|b| b.line);
+    let mut sessions = Vec::with_capacity(metas.len());
+    for (i, mut meta) in metas.into_iter().enumerate() {
+        let messages = sink.messages.get_mut(i).map(std::mem::take).unwrap_or_default();
+        meta.messages = messages.len() as u32;
+        sessions.push(Session { meta, messages });
+    }
+    Ok(ParsedFile { format, sessions, bad: sink.bad, unknown: sink.unknown, pending_tail: input.pending_tail() })
+}
+
+/// Read one message back from its source lines (`line..=end_line`, starting at byte
+/// `offset`), numbered `idx`: how search cuts snippets without storing text.
+pub fn read_message(
+    path: &Path,
+    format: &'static dyn Format,
+    offset: u64,
+    line: u32,
+    end_line: u32,
+    idx: u32,
+) -> Result<Option<Message>> {
+    let resume = Resume {
+        checkpoint: Checkpoint { offset, line, session: 0, next_idx: idx, state: serde_json::Value::Null },
+        session: SessionMeta::default(),
+    };
+    let mut input = Input::open(path, Some(resume))?;
+    input.stop_after_line(end_line);
+    let mut sink = Collect::default();
+    format.parse(&mut input, &mut sink)?;
+    Ok(sink.messages.into_iter().flatten().find(|m| m.line == Some(line)))
+}
+
+/// Parse one JSON line, recovering from invalid UTF-8 by replacing the bad bytes.
+/// Returns the value and, when something had to be repaired, a note saying what.
+pub fn parse_json_line<'a, T: serde::Deserialize<'a>>(
+    bytes: &'a [u8],
+    repaired: &'a mut Option<String>,
+) -> Result<(T, Option<&'static str>), serde_json::Error> {
+    match serde_json::from_slice::<T>(bytes) {
+        Ok(v) => Ok((v, None)),
+        Err(e) if std::str::from_utf8(bytes).is_err() => {
+            *repaired = Some(String::from_utf8_lossy(bytes).into_owned());
+            match repaired.as_deref() {
+                Some(s) => serde_json::from_str::<T>(s).map(|v| (v, Some("invalid UTF-8 replaced"))),
+                None => Err(e),
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// A one-line reason for a JSON error, without serde's "at line 1 column N" noise
+/// when the record is a single line.
+pub fn json_reason(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    match msg.rfind(" at line ") {
+        Some(i) if e.line() == 1 => format!("{} (column {})", &msg[..i], e.column()),
+        _ => msg,
+    }
+}
+
+/// Parse timestamps as the agents write them (RFC 3339, with or without `Z`).
+pub fn parse_time(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    chrono::DateTime::parse_from_rfc3339(s)
+        .map(|t| t.with_timezone(&chrono::Utc))
+        .ok()
+        .or_else(|| chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f").ok().map(|n| n.and_utc()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capped_reader_skips_giant_line_and_keeps_the_next() {
+        let data = format!("{}\nshort\n", "x".repeat(1000));
+        let mut r = BufReader::with_capacity(16, data.as_bytes());
+        let mut buf = Vec::new();
+        let first = read_line_capped(&mut r, &mut buf, 100).unwrap();
+        assert!(first.overflowed);
+        assert_eq!(first.bytes, 1001);
+        buf.clear();
+        let second = read_line_capped(&mut r, &mut buf, 100).unwrap();
+        assert!(!second.overflowed);
+        assert_eq!(buf, b"short\n");
+    }
+
+    #[test]
+    fn timestamps_with_and_without_zone() {
+        assert!(parse_time("2026-02-27T11:17:29.123Z").is_some());
+        assert!(parse_time("2026-02-27T11:17:29.123456").is_some());
+        assert!(parse_time("yesterday").is_none());
+    }
+}

@@ -1,0 +1,479 @@
+//! Search: a small query language, filters, BM25 ranking, and snippets cut from the
+//! source file at search time.
+//!
+//! Query language: words are ANDed; `"a phrase"` matches words in sequence; a term
+//! written with punctuation (`foo::bar`, `logs/exp.log`, `NCCL_ALGO=Tree`) is the
+//! phrase of its words; `-word` excludes. Matching is case-insensitive; identifiers
+//! match whole or by part (see [`super::tokenizer`]).
+
+use std::collections::HashMap;
+use std::ops::Bound;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use chrono::{DateTime, Utc};
+use tantivy::collector::TopDocs;
+use tantivy::query::{
+    AllQuery, BooleanQuery, Occur, PhraseQuery, Query, RangeQuery, RegexQuery, TermQuery, TermSetQuery,
+};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
+
+use super::IndexDir;
+use super::schema::{Fields, KIND_MESSAGE, KIND_SESSION};
+use super::tokenizer::{next_word, query_words, word_parts};
+use super::writer::SessionRecord;
+use crate::formats;
+use crate::model::{Message, Role};
+
+/// Restrictions on which messages match.
+#[derive(Debug, Default, Clone)]
+pub struct Filters {
+    pub agent: Option<String>,
+    pub project: Option<String>,
+    /// Session id or a prefix of it.
+    pub session: Option<String>,
+    pub role: Option<Role>,
+    pub tool: Option<String>,
+    pub program: Option<String>,
+    pub file: Option<String>,
+    pub detector: Option<String>,
+    pub since: Option<DateTime<Utc>>,
+    pub until: Option<DateTime<Utc>>,
+    /// Only messages with a failed call.
+    pub errors: bool,
+}
+
+/// One search result.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Hit {
+    pub source: PathBuf,
+    pub session: String,
+    pub agent: String,
+    pub project: Option<String>,
+    pub idx: u32,
+    pub line: Option<u32>,
+    pub role: String,
+    pub timestamp: Option<DateTime<Utc>>,
+    pub score: f32,
+    pub snippet: Snippet,
+    pub detectors: Vec<String>,
+}
+
+/// A piece of a message around the matches, with byte ranges to highlight.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Snippet {
+    pub text: String,
+    pub highlights: Vec<(usize, usize)>,
+    /// Source line of the part the snippet comes from (a call's result line when the
+    /// match is in its output).
+    pub line: Option<u32>,
+}
+
+/// A parsed user query.
+#[derive(Debug, Default)]
+pub struct ParsedQuery {
+    /// Each clause is a sequence of words (one word, or a phrase).
+    pub must: Vec<Vec<String>>,
+    pub must_not: Vec<Vec<String>>,
+}
+
+impl ParsedQuery {
+    /// All the words the user is looking for (for highlighting).
+    pub fn words(&self) -> Vec<String> {
+        let mut w: Vec<String> = self.must.iter().flatten().cloned().collect();
+        w.sort();
+        w.dedup();
+        w
+    }
+}
+
+pub fn parse_query(q: &str) -> ParsedQuery {
+    let mut out = ParsedQuery::default();
+    let mut chars = q.char_indices().peekable();
+    while let Some(&(i, c)) = chars.peek() {
+        if c.is_whitespace() {
+            chars.next();
+            continue;
+        }
+        let negate = c == '-' && q[i + 1..].chars().next().is_some_and(|n| !n.is_whitespace());
+        let start = if negate {
+            chars.next();
+            i + 1
+        } else {
+            i
+        };
+        let (text, _) = if q[start..].starts_with('"') {
+            chars.next();
+            let body_start = start + 1;
+            let mut end = q.len();
+            for (j, ch) in chars.by_ref() {
+                if ch == '"' {
+                    end = j;
+                    break;
+                }
+            }
+            (&q[body_start..end.max(body_start)], true)
+        } else {
+            let mut end = q.len();
+            while let Some(&(j, ch)) = chars.peek() {
+                if ch.is_whitespace() {
+                    end = j;
+                    break;
+                }
+                chars.next();
+            }
+            (&q[start..end], false)
+        };
+        let words = query_words(text);
+        if words.is_empty() {
+            continue;
+        }
+        if negate {
+            out.must_not.push(words);
+        } else {
+            out.must.push(words);
+        }
+    }
+    out
+}
+
+fn clause_query(f: &Fields, words: &[String]) -> Box<dyn Query> {
+    if words.len() == 1 {
+        Box::new(TermQuery::new(Term::from_field_text(f.text, &words[0]), IndexRecordOption::WithFreqs))
+    } else {
+        Box::new(PhraseQuery::new(words.iter().map(|w| Term::from_field_text(f.text, w)).collect()))
+    }
+}
+
+fn term(field: tantivy::schema::Field, value: &str) -> Box<dyn Query> {
+    Box::new(TermQuery::new(Term::from_field_text(field, value), IndexRecordOption::Basic))
+}
+
+/// Resolve `--agent` to format ids: an exact id, or every id it is a prefix of.
+fn agent_ids(agent: &str) -> Result<Vec<&'static str>> {
+    let a = agent.to_lowercase();
+    let ids: Vec<&'static str> =
+        formats::all().iter().map(|f| f.id()).filter(|id| *id == a || id.starts_with(&a)).collect();
+    if ids.is_empty() {
+        let known: Vec<&str> = formats::all().iter().map(|f| f.id()).collect();
+        bail!("unknown agent `{agent}` (known: {})", known.join(", "));
+    }
+    Ok(ids)
+}
+
+/// Session keys matching the session-level filters; `None` when there are none.
+fn session_keys(searcher: &Searcher, f: &Fields, filters: &Filters) -> Result<Option<Vec<u64>>> {
+    if filters.agent.is_none() && filters.project.is_none() && filters.session.is_none() {
+        return Ok(None);
+    }
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, term(f.kind, KIND_SESSION))];
+    if let Some(a) = &filters.agent {
+        let any: Vec<(Occur, Box<dyn Query>)> =
+            agent_ids(a)?.into_iter().map(|id| (Occur::Should, term(f.agent, id))).collect();
+        clauses.push((Occur::Must, Box::new(BooleanQuery::new(any))));
+    }
+    if let Some(p) = &filters.project {
+        clauses.push((Occur::Must, term(f.project, &p.to_lowercase())));
+    }
+    if let Some(s) = &filters.session {
+        let re = RegexQuery::from_pattern(&format!("{}.*", regex::escape(s)), f.sid)
+            .map_err(|e| anyhow::anyhow!("bad --session value: {e}"))?;
+        clauses.push((Occur::Must, Box::new(re)));
+    }
+    let q = BooleanQuery::new(clauses);
+    let addrs = searcher.search(&q, &tantivy::collector::DocSetCollector)?;
+    let mut keys = Vec::with_capacity(addrs.len());
+    for addr in addrs {
+        let doc: TantivyDocument = searcher.doc(addr)?;
+        if let Some(k) = doc.get_first(f.skey).and_then(|v| v.as_u64()) {
+            keys.push(k);
+        }
+    }
+    Ok(Some(keys))
+}
+
+/// Build the whole query for messages.
+pub fn build_query(
+    searcher: &Searcher,
+    f: &Fields,
+    query: &ParsedQuery,
+    filters: &Filters,
+) -> Result<Option<Box<dyn Query>>> {
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, term(f.kind, KIND_MESSAGE))];
+    for words in &query.must {
+        clauses.push((Occur::Must, clause_query(f, words)));
+    }
+    for words in &query.must_not {
+        clauses.push((Occur::MustNot, clause_query(f, words)));
+    }
+    if let Some(keys) = session_keys(searcher, f, filters)? {
+        if keys.is_empty() {
+            return Ok(None);
+        }
+        let terms = keys.into_iter().map(|k| Term::from_field_u64(f.skey, k));
+        clauses.push((Occur::Must, Box::new(TermSetQuery::new(terms))));
+    }
+    if let Some(r) = filters.role {
+        clauses.push((Occur::Must, term(f.role, r.as_str())));
+    }
+    if let Some(t) = &filters.tool {
+        clauses.push((Occur::Must, term(f.tool, &t.to_lowercase())));
+    }
+    if let Some(p) = &filters.program {
+        clauses.push((Occur::Must, term(f.program, p)));
+    }
+    if let Some(p) = &filters.file {
+        clauses.push((Occur::Must, term(f.file, p)));
+    }
+    if let Some(d) = &filters.detector {
+        if crate::detect::by_id(d).is_none() {
+            let known: Vec<&str> = crate::detect::registry().iter().map(|d| d.id()).collect();
+            bail!("unknown detector `{d}` (known: {})", known.join(", "));
+        }
+        clauses.push((Occur::Must, term(f.detector, d)));
+    }
+    if filters.errors {
+        clauses
+            .push((Occur::Must, Box::new(TermQuery::new(Term::from_field_u64(f.error, 1), IndexRecordOption::Basic))));
+    }
+    if filters.since.is_some() || filters.until.is_some() {
+        let date =
+            |t: &DateTime<Utc>| Term::from_field_date(f.time, tantivy::DateTime::from_timestamp_secs(t.timestamp()));
+        let lo = filters.since.as_ref().map_or(Bound::Unbounded, |t| Bound::Included(date(t)));
+        let hi = filters.until.as_ref().map_or(Bound::Unbounded, |t| Bound::Excluded(date(t)));
+        clauses.push((Occur::Must, Box::new(RangeQuery::new(lo, hi))));
+    }
+    if clauses.len() == 1 {
+        clauses.push((Occur::Must, Box::new(AllQuery)));
+    }
+    Ok(Some(Box::new(BooleanQuery::new(clauses))))
+}
+
+/// The stored record of a session document.
+pub fn record_of(doc: &TantivyDocument, f: &Fields) -> Option<SessionRecord> {
+    let text = doc.get_first(f.record)?.as_str()?;
+    serde_json::from_str(text).ok()
+}
+
+/// Session records by key, loaded on demand.
+pub struct SessionCache<'s> {
+    searcher: &'s Searcher,
+    f: Fields,
+    map: HashMap<u64, Option<SessionRecord>>,
+}
+
+impl<'s> SessionCache<'s> {
+    pub fn new(searcher: &'s Searcher, f: Fields) -> Self {
+        SessionCache { searcher, f, map: HashMap::new() }
+    }
+
+    pub fn get(&mut self, skey: u64) -> Result<Option<&SessionRecord>> {
+        if !self.map.contains_key(&skey) {
+            let q = BooleanQuery::new(vec![
+                (Occur::Must, term(self.f.kind, KIND_SESSION)),
+                (
+                    Occur::Must,
+                    Box::new(TermQuery::new(Term::from_field_u64(self.f.skey, skey), IndexRecordOption::Basic)),
+                ),
+            ]);
+            let hits = self.searcher.search(&q, &TopDocs::with_limit(1).order_by_score())?;
+            let rec = match hits.first() {
+                Some((_, addr)) => record_of(&self.searcher.doc::<TantivyDocument>(*addr)?, &self.f),
+                None => None,
+            };
+            self.map.insert(skey, rec);
+        }
+        Ok(self.map.get(&skey).and_then(Option::as_ref))
+    }
+}
+
+/// Run a search and return the best `limit` hits with snippets.
+pub fn search(ix: &IndexDir, query: &str, filters: &Filters, limit: usize) -> Result<Vec<Hit>> {
+    let reader = ix.index.reader().context("opening an index reader")?;
+    let searcher = reader.searcher();
+    let f = ix.fields;
+    let parsed = parse_query(query);
+    let Some(q) = build_query(&searcher, &f, &parsed, filters)? else { return Ok(Vec::new()) };
+    let top = searcher.search(&q, &TopDocs::with_limit(limit.max(1)).order_by_score())?;
+    let words = parsed.words();
+    let mut cache = SessionCache::new(&searcher, f);
+    let mut hits = Vec::with_capacity(top.len());
+    for (score, addr) in top {
+        if let Some(hit) = make_hit(&searcher, &f, &mut cache, addr, score, &words)? {
+            hits.push(hit);
+        }
+    }
+    // Equal scores (e.g. filter-only searches) in a stable, readable order.
+    hits.sort_by(|a, b| {
+        b.score
+            .partial_cmp(&a.score)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| a.source.cmp(&b.source))
+            .then_with(|| a.idx.cmp(&b.idx))
+    });
+    Ok(hits)
+}
+
+fn make_hit(
+    searcher: &Searcher,
+    f: &Fields,
+    cache: &mut SessionCache,
+    addr: DocAddress,
+    score: f32,
+    words: &[String],
+) -> Result<Option<Hit>> {
+    let doc: TantivyDocument = searcher.doc(addr)?;
+    let u = |field| doc.get_first(field).and_then(|v| v.as_u64());
+    let Some(skey) = u(f.skey) else { return Ok(None) };
+    let idx = u(f.idx).unwrap_or(0) as u32;
+    let line = u(f.line).map(|l| l as u32);
+    let end_line = u(f.end_line).map(|l| l as u32);
+    let offset = u(f.offset);
+    let role = doc.get_first(f.role).and_then(|v| v.as_str()).unwrap_or("").to_string();
+    let preview = doc.get_first(f.preview).and_then(|v| v.as_str()).unwrap_or("").to_string();
+    let detectors: Vec<String> = doc.get_all(f.detector).filter_map(|v| v.as_str().map(str::to_string)).collect();
+    let timestamp = doc
+        .get_first(f.time)
+        .and_then(|v| v.as_datetime())
+        .and_then(|d| DateTime::<Utc>::from_timestamp(d.into_timestamp_secs(), 0));
+    let Some(rec) = cache.get(skey)? else { return Ok(None) };
+    let meta = &rec.meta;
+    let message = match (offset, line) {
+        (Some(o), Some(l)) => formats::by_id(&meta.format)
+            .and_then(|fmt| formats::read_message(&meta.source, fmt, o, l, end_line.unwrap_or(l), idx).ok().flatten()),
+        _ => None,
+    };
+    let snippet = match message {
+        Some(m) => make_snippet(&m, words, 220),
+        None => highlight(&preview, words, 220, line),
+    };
+    Ok(Some(Hit {
+        source: meta.source.clone(),
+        session: meta.id.clone(),
+        agent: meta.format.clone(),
+        project: meta.project.clone(),
+        idx,
+        line,
+        role,
+        timestamp,
+        score,
+        snippet,
+        detectors,
+    }))
+}
+
+/// Whether a word of the text matches a query word, whole or by one of its parts.
+fn word_matches(word: &str, query: &[String]) -> bool {
+    let lower = word.to_lowercase();
+    if query.iter().any(|q| *q == lower) {
+        return true;
+    }
+    word_parts(word).iter().any(|(s, e)| {
+        let part = word[*s..*e].to_lowercase();
+        query.iter().any(|q| *q == part)
+    })
+}
+
+/// The window of `text` around the densest cluster of matches.
+fn highlight(text: &str, words: &[String], width: usize, line: Option<u32>) -> Snippet {
+    let mut matches = Vec::new();
+    let mut from = 0;
+    while let Some((s, e)) = next_word(text, from) {
+        from = e;
+        if word_matches(&text[s..e], words) {
+            matches.push((s, e));
+        }
+    }
+    // Best window: the one that starts at a match and covers the most matches.
+    let mut best = (0usize, 0usize);
+    for (i, (s, _)) in matches.iter().enumerate() {
+        let n = matches[i..].iter().take_while(|(_, e)| *e <= s + width).count();
+        if n > best.1 {
+            best = (*s, n);
+        }
+    }
+    let mut start = best.0.saturating_sub(width / 4);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    // Start at a word boundary for readability.
+    if start > 0
+        && let Some(sp) = text[start..best.0.max(start)].find(char::is_whitespace)
+    {
+        start += sp + 1;
+    }
+    let mut end = (start + width).min(text.len());
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    let raw = &text[start..end];
+    // Flatten whitespace, keeping highlight offsets right.
+    let mut out = String::new();
+    let mut hl = Vec::new();
+    if start > 0 {
+        out.push('…');
+    }
+    let mut last_space = false;
+    let mut map = Vec::with_capacity(raw.len() + 1);
+    for (i, ch) in raw.char_indices() {
+        while map.len() <= i {
+            map.push(out.len());
+        }
+        if ch.is_whitespace() {
+            if !last_space {
+                out.push(' ');
+            }
+            last_space = true;
+        } else {
+            out.push(ch);
+            last_space = false;
+        }
+    }
+    while map.len() <= raw.len() {
+        map.push(out.len());
+    }
+    for (s, e) in matches {
+        if s >= start && e <= end {
+            hl.push((map[s - start], map[e - start]));
+        }
+    }
+    if end < text.len() {
+        out.push('…');
+    }
+    Snippet { text: out, highlights: hl, line }
+}
+
+/// Snippet from the part of a message where the query words are.
+pub fn make_snippet(m: &Message, words: &[String], width: usize) -> Snippet {
+    // Parts in reading order with the source line each comes from.
+    let mut parts: Vec<(String, Option<u32>)> = Vec::new();
+    if !m.text.is_empty() {
+        parts.push((m.text.clone(), m.line));
+    }
+    for c in &m.calls {
+        if let Some(cmd) = &c.command {
+            parts.push((format!("$ {cmd}"), m.line));
+        }
+        if let Some(r) = &c.result
+            && !r.output.is_empty()
+        {
+            parts.push((r.output.clone(), r.line.or(m.line)));
+        }
+    }
+    if !m.thinking.is_empty() {
+        parts.push((m.thinking.clone(), m.line));
+    }
+    if parts.is_empty() {
+        return Snippet { line: m.line, ..Snippet::default() };
+    }
+    let score = |s: &Snippet| s.highlights.len();
+    let mut best: Option<Snippet> = None;
+    for (text, line) in &parts {
+        let s = highlight(text, words, width, *line);
+        if best.as_ref().is_none_or(|b| score(&s) > score(b)) {
+            best = Some(s);
+        }
+    }
+    best.unwrap_or_default()
+}

@@ -1,0 +1,25 @@
+//! debrief: index, search, detect debugging patterns in, and write up AI coding-agent
+//! session transcripts. The binary (`src/main.rs`) is a thin layer over this library.
+
+pub mod analysis;
+pub mod cli;
+pub mod commands;
+pub mod detect;
+pub mod formats;
+pub mod index;
+pub mod model;
+pub mod walk;
+
+use cli::{Cli, Command};
+
+/// Run a parsed command line; returns the process exit code.
+pub fn run(cli: &Cli) -> anyhow::Result<i32> {
+    match &cli.command {
+        Command::Index(a) => commands::index::run(cli, a),
+        Command::Search(a) => commands::search::run(cli, a),
+        Command::Show(a) => commands::show::run(cli, a),
+        Command::Sessions(a) => commands::sessions::run(cli, a),
+        Command::Detect(a) => commands::detect::run(cli, a),
+        Command::Detectors(a) => commands::detectors::run(cli, a),
+    }
+}
