@@ -59,8 +59,6 @@ struct Record<'a> {
     is_meta: Option<bool>,
     #[serde(rename = "isCompactSummary")]
     is_compact_summary: Option<bool>,
-    #[serde(rename = "agentId", borrow)]
-    agent_id: Option<Cow<'a, str>>,
     #[serde(borrow)]
     message: Option<&'a RawValue>,
     #[serde(rename = "toolUseResult", borrow)]
@@ -278,10 +276,10 @@ impl Format for ClaudeCode {
                         input.keep_pending(at.line, at.offset);
                         break;
                     }
-                    let reason = if e.is_data() && !line.bytes.starts_with(b"{") {
-                        "not a JSON object".to_string()
-                    } else {
+                    let reason = if line.bytes.trim_ascii_start().starts_with(b"{") {
                         json_reason(&e)
+                    } else {
+                        "not a JSON object".to_string()
                     };
                     sink.bad(BadRecord { line: Some(number), reason });
                     continue;
@@ -350,11 +348,8 @@ fn record(st: &mut State, asm: &mut Assembler, rec: Record, at: At, sink: &mut d
             st.main_lines += 1;
         }
     }
-    if sidechain && let Some(a) = rec.agent_id.as_deref() {
-        let _ = a;
-    }
     match kind {
-        "user" => user_record(st, asm, &rec, timestamp, sidechain, at, sink),
+        "user" => user_record(asm, &rec, timestamp, sidechain, at, sink),
         "assistant" => assistant_record(st, asm, &rec, timestamp, sidechain, at, sink),
         "system" => {
             let subtype = rec.subtype.as_deref().unwrap_or("");
@@ -443,7 +438,6 @@ enum Blocks<'a> {
 }
 
 fn user_record(
-    st: &mut State,
     asm: &mut Assembler,
     rec: &Record,
     timestamp: Option<chrono::DateTime<chrono::Utc>>,
@@ -452,7 +446,6 @@ fn user_record(
     sink: &mut dyn Sink,
 ) -> Result<(), String> {
     let msg = api_message(rec)?;
-    let _ = st;
     let (texts, skipped) = match blocks_of(msg.content)? {
         Blocks::Text(t) => (vec![t], 0),
         Blocks::List(blocks, skipped) => {
@@ -538,7 +531,12 @@ fn tool_result(
     let exit_code = exit_code_prefix(&output);
     let result = CallResult { exit_code, is_error, interrupted, timestamp, line: Some(at.line), output };
     // Bash results that are not errors exited 0: Claude Code reports any other code.
-    let result = match asm.attach(&call_id, result) {
+    let complete = |call: &Call, r: &mut CallResult| {
+        if call.name == "Bash" && r.exit_code.is_none() && !r.is_error && !r.interrupted {
+            r.exit_code = Some(0);
+        }
+    };
+    let result = match asm.attach_with(&call_id, result, complete) {
         None => return Ok(()),
         Some(r) => r,
     };

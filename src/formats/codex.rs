@@ -86,6 +86,8 @@ struct Payload<'a> {
     git: Option<&'a RawValue>,
     #[serde(borrow)]
     reason: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    thread_name: Option<Cow<'a, str>>,
 }
 
 /// Carried across a resume: whether the file's conversation comes from response items.
@@ -178,10 +180,13 @@ fn is_injected_user_text(t: &str) -> bool {
     [
         "<environment_context>",
         "<user_instructions>",
-        "<user_shell_command>",
         "# AGENTS.md instructions",
         "<INSTRUCTIONS>",
         "<turn_aborted>",
+        "<skill>",
+        "<subagent_notification>",
+        "<hook_prompt",
+        "<user_shell_command>",
     ]
     .iter()
     .any(|p| t.starts_with(p))
@@ -200,7 +205,11 @@ fn parse_output(raw: Option<&RawValue>) -> CallResult {
             match inner {
                 Some(v) if v.get("output").is_some() => {
                     result.output = v.get("output").and_then(Value::as_str).unwrap_or("").to_string();
-                    result.exit_code = v.pointer("/metadata/exit_code").and_then(Value::as_i64).map(|c| c as i32);
+                    result.exit_code = v
+                        .pointer("/metadata/exit_code")
+                        .or_else(|| v.get("exit_code"))
+                        .and_then(Value::as_i64)
+                        .map(|c| c as i32);
                 }
                 _ => {
                     result.exit_code = exit_code_header(&s);
@@ -307,7 +316,12 @@ impl Format for Codex {
                         input.keep_pending(at.line, at.offset);
                         break;
                     }
-                    sink.bad(BadRecord { line: Some(at.line), reason: json_reason(&e) });
+                    let reason = if line.bytes.trim_ascii_start().starts_with(b"{") {
+                        json_reason(&e)
+                    } else {
+                        "not a JSON object".to_string()
+                    };
+                    sink.bad(BadRecord { line: Some(at.line), reason });
                     continue;
                 }
             };
@@ -562,6 +576,19 @@ fn response_item(
             Ok(())
         }
         "ghost_snapshot" => Ok(()),
+        // Server-side compaction: the summary is encrypted, only the fact is known.
+        "compaction" | "compaction_summary" => {
+            let m = Message {
+                role: Role::System,
+                origin: Origin::CompactSummary,
+                timestamp,
+                text: "[context compacted on the server]".into(),
+                ..Message::default()
+            };
+            st.current_assistant = None;
+            asm.push(m, None, at, sink).map_err(|e| e.to_string())?;
+            Ok(())
+        }
         other => {
             sink.unknown(&format!("response_item/{other}"));
             Ok(())
@@ -621,7 +648,14 @@ fn event_msg(
             }
             Ok(())
         }
+        "thread_name_updated" => {
+            if let Some(name) = p.thread_name.as_deref() {
+                st.meta.title = Some(name.to_string());
+            }
+            Ok(())
+        }
         "turn_aborted" => {
+            asm.interrupt_open(timestamp, at.line);
             let reason = p.reason.as_deref().unwrap_or("interrupted").to_string();
             let m = Message {
                 role: Role::User,

@@ -19,7 +19,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::model::{BadRecord, CallResult, Message, Origin, Role, Session, SessionMeta};
+use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, Session, SessionMeta};
 
 /// A line longer than this is skipped and reported; it would otherwise make memory
 /// use grow with the input.
@@ -415,6 +415,17 @@ impl Assembler {
     /// Join a result to its call. Returns the result back when no open call has that
     /// id, so the caller can keep it as a tool message.
     pub fn attach(&mut self, call_id: &str, result: CallResult) -> Option<CallResult> {
+        self.attach_with(call_id, result, |_, _| {})
+    }
+
+    /// [`Assembler::attach`], letting the format complete the result from its call
+    /// (e.g. Claude Code's Bash exits 0 whenever it reports no error).
+    pub fn attach_with(
+        &mut self,
+        call_id: &str,
+        mut result: CallResult,
+        complete: impl FnOnce(&Call, &mut CallResult),
+    ) -> Option<CallResult> {
         let Some(idx) = self.open_calls.remove(call_id) else {
             return Some(result);
         };
@@ -427,9 +438,19 @@ impl Assembler {
         if let Some(l) = result.line {
             p.msg.end_line = Some(p.msg.end_line.map_or(l, |e| e.max(l)));
         }
+        complete(call, &mut result);
         call.result = Some(result);
         p.open = p.open.saturating_sub(1);
         None
+    }
+
+    /// Give every call still waiting an empty, interrupted result (the turn was aborted).
+    pub fn interrupt_open(&mut self, timestamp: Option<chrono::DateTime<chrono::Utc>>, line: u32) {
+        let ids: Vec<String> = self.open_calls.keys().cloned().collect();
+        for id in ids {
+            let r = CallResult { interrupted: true, timestamp, line: Some(line), ..CallResult::default() };
+            let _ = self.attach(&id, r);
+        }
     }
 
     /// Whether a call id is waiting for its result.

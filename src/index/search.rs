@@ -366,12 +366,12 @@ fn make_hit(
 /// Whether a word of the text matches a query word, whole or by one of its parts.
 fn word_matches(word: &str, query: &[String]) -> bool {
     let lower = word.to_lowercase();
-    if query.iter().any(|q| *q == lower) {
+    if query.contains(&lower) {
         return true;
     }
     word_parts(word).iter().any(|(s, e)| {
         let part = word[*s..*e].to_lowercase();
-        query.iter().any(|q| *q == part)
+        query.contains(&part)
     })
 }
 

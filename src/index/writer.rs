@@ -100,7 +100,7 @@ pub struct Summary {
 enum Plan {
     Unchanged,
     Full,
-    Append { resume: Resume, owned: Checkpoint },
+    Append { resume: Box<Resume>, owned: Checkpoint },
 }
 
 /// Index the files under `opts.roots` into `ix`.
@@ -161,6 +161,12 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
     let searcher = ix.index.reader().context("opening an index reader")?.searcher();
 
     for (c, plan) in work {
+        if c.size == 0 {
+            summary.bad.push((c.path.clone(), BadRecord { line: None, reason: "empty file, nothing to index".into() }));
+            writer.delete_term(Term::from_field_u64(f.fkey, schema::file_key(&c.path)));
+            state.files.insert(c.path.clone(), FileState { size: 0, mtime: c.mtime, ..FileState::default() });
+            continue;
+        }
         let format = match (opts.format, state.files.get(&c.path)) {
             (Some(f), _) => Some(f),
             (None, _) => match formats::read_head(&c.path) {
@@ -184,7 +190,7 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
             continue;
         };
         let (resume, owned) = match plan {
-            Plan::Append { resume, owned } => (Some(resume), Some(owned)),
+            Plan::Append { resume, owned } => (Some(*resume), Some(owned)),
             _ => (None, None),
         };
         let old_records = match &owned {
@@ -329,7 +335,7 @@ fn plan_append(_ix: &IndexDir, path: &Path, fs: &FileState) -> Option<Plan> {
         .find(|cp| cp.session == owned.session && cp.next_idx + detect::LOOKBACK as u32 <= owned.next_idx)
         .or_else(|| fs.checkpoints.iter().find(|cp| cp.session == owned.session))?
         .clone();
-    Some(Plan::Append { resume: Resume { checkpoint: from, session: SessionMeta::default() }, owned })
+    Some(Plan::Append { resume: Box::new(Resume { checkpoint: from, session: SessionMeta::default() }), owned })
 }
 
 /// Delete the documents an append will write again: messages of the owned session
@@ -731,10 +737,8 @@ pub fn preview(m: &Message) -> String {
         m.text.as_str()
     } else if let Some(cmd) = m.commands().next() {
         cmd
-    } else if let Some(out) = m.calls.iter().filter_map(|c| c.result.as_ref()).map(|r| r.output.as_str()).next() {
-        out
     } else {
-        ""
+        m.calls.iter().filter_map(|c| c.result.as_ref()).map(|r| r.output.as_str()).next().unwrap_or_default()
     };
     let mut s: String = source.split_whitespace().collect::<Vec<_>>().join(" ");
     if s.chars().count() > PREVIEW_CHARS {

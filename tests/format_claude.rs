@@ -1,0 +1,103 @@
+//! Claude Code JSONL: message and call counts on every real file, and the record
+//! mappings a user would notice (merged chunks, joined results, origins, bad lines).
+
+mod common;
+
+use common::{call_counts, corpus, parse, real};
+use debrief::formats;
+use debrief::model::{Origin, Role};
+
+/// (file, messages, calls, shell commands, failed calls, calls without result)
+const REAL: &[(&str, usize, usize, usize, usize, usize)] = &[
+    ("claude_code/DRMacIver_claude-reliability/coverage-test-fix.transcript.jsonl", 17, 13, 5, 1, 0),
+    ("claude_code/DRMacIver_claude-reliability/hello-world-script.transcript.jsonl", 6, 2, 1, 0, 0),
+    ("claude_code/DRMacIver_claude-reliability/python-to-rust-port.transcript.jsonl", 41, 39, 16, 0, 0),
+    ("claude_code/DRMacIver_claude-reliability/stop-hook-fast-path-clean.transcript.jsonl", 3, 1, 0, 0, 0),
+    ("claude_code/DRMacIver_claude-reliability/stop-hook-reflection-first-stop.transcript.jsonl", 8, 4, 2, 0, 0),
+    ("claude_code/DRMacIver_claude-reliability/stop-hook-reflection-second-stop.transcript.jsonl", 2, 0, 0, 0, 0),
+    ("claude_code/DRMacIver_claude-reliability/stop-hook-uncommitted-changes.transcript.jsonl", 6, 2, 0, 0, 0),
+    ("claude_code/daaain_claude-code-log_v0.2/edge_cases.jsonl", 10, 3, 0, 1, 2),
+    ("claude_code/daaain_claude-code-log_v0.2/representative_messages.jsonl", 9, 2, 1, 0, 0),
+    ("claude_code/daaain_claude-code-log_v0.2/session_b.jsonl", 3, 0, 0, 0, 0),
+    ("claude_code/daaain_claude-code-log_v0.2/todowrite_examples.jsonl", 8, 3, 0, 0, 0),
+    ("claude_code/simonw_claude-code-transcripts/sample_session.jsonl", 5, 2, 1, 0, 0),
+    ("claude_code/sniffly/ba79134d-b6e9-4867-af0c-6941038c9e4b.jsonl", 30, 30, 6, 0, 0),
+    ("claude_code/sniffly/d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl", 67, 59, 12, 4, 1),
+    ("claude_code/sniffly/fed8ce56-bc79-401f-a83e-af084253362f.jsonl", 7, 7, 7, 2, 0),
+    ("claude_code/sniffly/ff71dbed-a4f2-4284-a4fc-fe2fb90de929.jsonl", 0, 0, 0, 0, 0),
+];
+
+#[test]
+fn every_real_claude_file_parses_with_known_counts() {
+    for (rel, msgs, calls, cmds, failed, open) in REAL {
+        let path = real(rel);
+        let parsed = formats::parse_file(&path, None).unwrap_or_else(|e| panic!("{rel}: {e:#}"));
+        assert_eq!(parsed.format.id(), "claude-code", "{rel}");
+        assert_eq!(parsed.sessions.len(), 1, "{rel}");
+        let s = &parsed.sessions[0];
+        assert_eq!(s.messages.len(), *msgs, "{rel}: messages");
+        assert_eq!(call_counts(s), (*calls, *cmds, *failed, *open), "{rel}: calls/commands/failed/open");
+        // Numbering is 1..=n with no gaps, and line ranges are ordered.
+        for (i, m) in s.messages.iter().enumerate() {
+            assert_eq!(m.idx as usize, i + 1, "{rel}");
+            assert!(m.line.is_some() && m.line <= m.end_line, "{rel} msg {}", m.idx);
+        }
+    }
+}
+
+#[test]
+fn real_files_report_only_the_broken_lines() {
+    let parsed = formats::parse_file(&real("claude_code/daaain_claude-code-log_v0.2/edge_cases.jsonl"), None).unwrap();
+    let lines: Vec<u32> = parsed.bad.iter().filter_map(|b| b.line).collect();
+    // 10: "contenst" typo, 11: message is a string, 13/15/16: not objects, 14: no type,
+    // 18: a content list holding a bare string.
+    assert_eq!(lines, vec![10, 11, 13, 14, 15, 16, 18]);
+    let clean =
+        formats::parse_file(&real("claude_code/sniffly/d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl"), None).unwrap();
+    assert!(clean.bad.is_empty(), "{:?}", clean.bad);
+}
+
+#[test]
+fn streamed_chunks_merge_and_results_join_their_calls() {
+    let s = &parse(&corpus("claude-code/ledger-timezone-fix.jsonl"))[0];
+    assert_eq!(s.meta.id, "7f3c2a10-5b7e-4c1d-9a8e-2f6d4b1c0e93");
+    assert_eq!(s.meta.project.as_deref(), Some("ledger"));
+    assert_eq!(s.meta.user.as_deref(), Some("dana"));
+    assert_eq!(s.meta.model.as_deref(), Some("claude-sonnet-4-5-20250929"));
+    assert_eq!(s.meta.agent_version.as_deref(), Some("2.1.30"));
+    assert_eq!(s.meta.title.as_deref(), Some("Fix timezone bug in Ledger.post"));
+    // Thinking, text and tool_use streamed on lines 5-7 plus the result on line 8.
+    let m = s.message(4).unwrap();
+    assert_eq!(m.role, Role::Assistant);
+    assert_eq!((m.line, m.end_line), (Some(5), Some(8)));
+    assert_eq!(m.thinking, "Start by running the failing test to see the assertion.");
+    assert_eq!(m.text, "Let me run the failing test first.");
+    let r = m.calls[0].result.as_ref().unwrap();
+    assert_eq!(r.exit_code, Some(1));
+    assert!(r.is_error);
+    assert!(r.output.contains("AssertionError"));
+    assert_eq!(r.line, Some(8));
+    // A Bash call without error exited 0.
+    let ok = s.messages.iter().flat_map(|m| &m.calls).filter(|c| c.name == "Bash").nth(1).unwrap();
+    assert_eq!(ok.result.as_ref().unwrap().exit_code, Some(0));
+}
+
+#[test]
+fn harness_text_is_not_user_typing() {
+    let s = &parse(&corpus("claude-code/ledger-timezone-fix.jsonl"))[0];
+    let kinds: Vec<(u32, Role, Origin)> = s.messages.iter().map(|m| (m.idx, m.role, m.origin)).collect();
+    assert_eq!(kinds[0], (1, Role::System, Origin::Injected), "<command-name> echo");
+    assert_eq!(kinds[1], (2, Role::System, Origin::Injected), "isMeta caveat");
+    assert_eq!(kinds[2], (3, Role::User, Origin::Typed));
+    assert_eq!(kinds[6], (7, Role::User, Origin::Interrupt));
+    let reminder = s.messages.iter().find(|m| m.text.contains("TodoWrite tool")).unwrap();
+    assert_eq!((reminder.role, reminder.origin), (Role::System, Origin::Injected));
+    assert_eq!(s.messages.iter().filter(|m| m.is_typed_user()).count(), 2);
+}
+
+#[test]
+fn unknown_line_types_are_counted_not_fatal() {
+    let parsed = formats::parse_file(&corpus("claude-code/ledger-timezone-fix.jsonl"), None).unwrap();
+    assert_eq!(parsed.unknown.get("agent-color"), Some(&1));
+    assert!(parsed.bad.is_empty());
+}
