@@ -112,6 +112,13 @@ impl SessionMeta {
         }
     }
 
+    /// Fill in what the format did not say: the host it was read on.
+    pub fn complete_provenance(&mut self) {
+        if self.host.is_none() {
+            self.host = Some(local_host());
+        }
+    }
+
     /// Set `cwd` once and derive `project` and `user` from it where the format has no
     /// better value.
     pub fn saw_cwd(&mut self, cwd: &str) {
@@ -126,6 +133,11 @@ impl SessionMeta {
             self.user = home_user(cwd);
         }
     }
+}
+
+/// This machine's name: the provenance of sessions whose format does not record one.
+pub fn local_host() -> String {
+    gethostname::gethostname().to_string_lossy().into_owned()
 }
 
 /// Last path component of a working directory, the name people call a project by.

@@ -565,6 +565,7 @@ pub fn parse_file(path: &Path, format: Option<&'static dyn Format>) -> Result<Pa
     sink.bad.sort_by_key(|b| b.line);
     let mut sessions = Vec::with_capacity(metas.len());
     for (i, mut meta) in metas.into_iter().enumerate() {
+        meta.complete_provenance();
         let messages = sink.messages.get_mut(i).map(std::mem::take).unwrap_or_default();
         meta.messages = messages.len() as u32;
         sessions.push(Session { meta, messages });

@@ -608,6 +608,7 @@ impl<'w> FileJob<'w> {
                     )
                 }
             };
+            meta.complete_provenance();
             let before = owned_from.saturating_sub(1);
             meta.messages = before + written as u32;
             messages_written += written;
