@@ -236,6 +236,88 @@ pub fn detect_session(detectors: &[&'static dyn Detector], messages: &[Message])
 mod tests {
     use super::*;
 
+    /// Fires on every message whose text is "X", citing the next "Y" within 50
+    /// messages when there is one: a finding whose evidence lies ahead of its key.
+    struct XThenY;
+
+    impl Detector for XThenY {
+        fn id(&self) -> &'static str {
+            "x-then-y"
+        }
+        fn summary(&self) -> &'static str {
+            "test"
+        }
+        fn doc(&self) -> &'static str {
+            "test"
+        }
+        fn check(&self, view: &SessionView, out: &mut Vec<Finding>) {
+            for (i, m) in view.messages.iter().enumerate() {
+                if m.text != "X" {
+                    continue;
+                }
+                let y = view.messages[i + 1..].iter().take(50).find(|n| n.text == "Y");
+                if let Some(y) = y {
+                    out.push(Finding {
+                        detector: self.id().into(),
+                        key: m.idx,
+                        evidence: vec![m.idx, y.idx],
+                        summary: String::new(),
+                        command: None,
+                    });
+                }
+            }
+        }
+    }
+
+    fn session(n: u32) -> Vec<Message> {
+        (1..=n)
+            .map(|i| {
+                let text = match i % 97 {
+                    0 => "X",
+                    30 => "Y",
+                    _ => "",
+                };
+                Message { idx: i, role: Role::Assistant, text: text.into(), ..Message::default() }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn windows_find_what_one_pass_finds_and_release_every_message_once() {
+        let messages = session(5000);
+        // One pass over everything, no windows.
+        let mut expected = Vec::new();
+        XThenY.check(&SessionView { messages: &messages, stats: &SessionStats::default() }, &mut expected);
+        assert!(expected.len() > 40);
+        let mut stream = Stream::new(vec![&XThenY], SessionStats::default(), 0);
+        let mut out = Released::default();
+        let mut released = Vec::new();
+        for m in messages.clone() {
+            stream.push(m, &mut out);
+            released.append(&mut out.messages);
+        }
+        stream.finish(&mut out);
+        released.append(&mut out.messages);
+        assert_eq!(out.findings, expected);
+        let idxs: Vec<u32> = released.iter().map(|m| m.idx).collect();
+        assert_eq!(idxs, (1..=5000).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn messages_before_the_owned_range_are_context_only() {
+        let messages = session(1000);
+        let mut stream = Stream::new(vec![&XThenY], SessionStats::default(), 500);
+        let mut out = Released::default();
+        for m in messages {
+            stream.push(m, &mut out);
+        }
+        stream.finish(&mut out);
+        // X at 485 (its Y at 515 is in range) belongs to the earlier run; X at 582 is ours.
+        assert_eq!(out.findings.first().map(|f| f.key), Some(582));
+        assert_eq!(out.messages.first().map(|m| m.idx), Some(500));
+        assert_eq!(out.messages.len(), 501);
+    }
+
     #[test]
     fn median_is_within_a_quarter_octave() {
         let mut s = SessionStats::default();
