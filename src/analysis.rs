@@ -2,6 +2,7 @@
 //! tools it called, which programs its shell commands ran, which files they touched.
 
 use crate::model::Message;
+use crate::shell;
 
 /// Filterable facts of one message.
 #[derive(Debug, Default, PartialEq)]
@@ -26,6 +27,18 @@ pub fn facets(m: &Message) -> Facets {
                 add_file(&mut f.files, p);
             }
         }
+        if let Some(cmd) = &c.command {
+            let script = shell::parse(cmd);
+            for sc in &script.commands {
+                let name = sc.name();
+                if !name.is_empty() && name.len() <= 64 {
+                    f.programs.push(name.to_string());
+                }
+                for file in sc.file_args() {
+                    add_file(&mut f.files, file);
+                }
+            }
+        }
     }
     f.tools.sort();
     f.tools.dedup();
@@ -46,5 +59,28 @@ fn add_file(files: &mut Vec<String>, path: &str) {
         && !name.is_empty()
     {
         files.push(name.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Call;
+
+    #[test]
+    fn programs_and_files_come_from_the_parsed_command() {
+        let m = Message {
+            calls: vec![Call {
+                name: "Bash".into(),
+                command: Some("ssh root@10.0.0.5 'tail -50 /data/logs/exp.log' 2>&1 | grep -v INFO".into()),
+                ..Call::default()
+            }],
+            ..Message::default()
+        };
+        let f = facets(&m);
+        assert_eq!(f.tools, vec!["bash"]);
+        assert_eq!(f.programs, vec!["grep", "tail"]);
+        assert!(f.files.contains(&"/data/logs/exp.log".to_string()));
+        assert!(f.files.contains(&"exp.log".to_string()));
     }
 }

@@ -8,6 +8,7 @@ pub mod detect;
 pub mod formats;
 pub mod index;
 pub mod model;
+pub mod shell;
 pub mod walk;
 
 use cli::{Cli, Command};

@@ -322,3 +322,19 @@ fn show_json_follows_the_contract() {
     assert_eq!(call["exit_code"], 1);
     assert_eq!(call["is_error"], true);
 }
+
+#[test]
+fn search_filters_by_program_and_by_file_from_parsed_commands() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = tmp.path().join("ix");
+    index(&ix, &corpus(""));
+    // `rg -n "backoff|retry_after" worker/` and `sed -n '40,75p' worker/deliver.py`.
+    let rg = search(&ix, &["--program", "rg"]);
+    assert_eq!(rg.len(), 1);
+    assert_eq!(rg[0]["idx"], 5);
+    let sed = search(&ix, &["--program", "sed", "--file", "deliver.py"]);
+    assert_eq!(sed.len(), 1);
+    assert_eq!(sed[0]["idx"], 6);
+    // `... python -m pytest ... 2>&1 | tail -20` ran python and tail.
+    assert!(search(&ix, &["--program", "tail", "--agent", "claude"]).iter().any(|h| h["idx"] == 4));
+}
