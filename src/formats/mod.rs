@@ -42,7 +42,7 @@ pub trait Format: Send + Sync {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 2] = [&claude::ClaudeCode, &codex::Codex];
+    static ALL: [&dyn Format; 3] = [&claude::ClaudeCode, &codex::Codex, &claude::ClaudeCodeWeb];
     &ALL
 }
 
@@ -166,6 +166,11 @@ impl Input {
     /// Hand out no line after `line`.
     pub fn stop_after_line(&mut self, line: u32) {
         self.last_line = Some(line);
+    }
+
+    /// The last line that will be handed out, when reading one message back.
+    pub fn stop_line(&self) -> Option<u32> {
+        self.last_line
     }
 
     pub fn path(&self) -> &Path {
@@ -536,6 +541,50 @@ impl Sink for Collect {
     fn checkpoint(&mut self, cp: Checkpoint) {
         self.checkpoints.push(cp);
     }
+}
+
+/// A sink wrapper for formats that cannot restart mid-file: it drops checkpoints (so a
+/// changed file is re-read whole) and, for whole-document formats, clears the source
+/// positions (the contract's `line`/`end_line` are null for them).
+pub struct NoRestart<'s> {
+    pub inner: &'s mut dyn Sink,
+    /// Keep `line`/`end_line` (line-oriented files whose records later lines rewrite).
+    pub keep_lines: bool,
+}
+
+impl<'s> NoRestart<'s> {
+    /// For one JSON document: no positions, no checkpoints.
+    pub fn whole_document(inner: &'s mut dyn Sink) -> NoRestart<'s> {
+        NoRestart { inner, keep_lines: false }
+    }
+
+    /// For line files read whole: positions kept, no checkpoints.
+    pub fn lines(inner: &'s mut dyn Sink) -> NoRestart<'s> {
+        NoRestart { inner, keep_lines: true }
+    }
+}
+
+impl Sink for NoRestart<'_> {
+    fn message(&mut self, session: usize, mut msg: Message) -> Result<()> {
+        if !self.keep_lines {
+            msg.line = None;
+            msg.end_line = None;
+            msg.offset = None;
+            for c in &mut msg.calls {
+                if let Some(r) = c.result.as_mut() {
+                    r.line = None;
+                }
+            }
+        }
+        self.inner.message(session, msg)
+    }
+    fn bad(&mut self, bad: BadRecord) {
+        self.inner.bad(bad)
+    }
+    fn unknown(&mut self, kind: &str) {
+        self.inner.unknown(kind)
+    }
+    fn checkpoint(&mut self, _cp: Checkpoint) {}
 }
 
 /// A whole file read into memory.
