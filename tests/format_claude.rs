@@ -101,3 +101,116 @@ fn unknown_line_types_are_counted_not_fatal() {
     assert_eq!(parsed.unknown.get("agent-color"), Some(&1));
     assert!(parsed.bad.is_empty());
 }
+
+#[test]
+fn a_rewind_drops_the_abandoned_branch() {
+    let parsed = formats::parse_file(&corpus("claude-code/rewind-compact.jsonl"), None).unwrap();
+    let s = &parsed.sessions[0];
+    // Lines 5-8 (a prompt, a failing `rm … && pytest`, its result, a reply) were
+    // abandoned when the user edited the prompt: line 9 hangs off line 4.
+    assert_eq!(s.messages.len(), 10);
+    assert!(s.messages.iter().all(|m| !(5..=8).contains(&m.line.unwrap())));
+    assert!(s.messages.iter().flat_map(|m| m.commands()).all(|c| !c.contains("rm tests")));
+    let m4 = s.message(4).unwrap();
+    assert_eq!((m4.role, m4.origin, m4.line), (Role::User, Origin::Typed, Some(9)));
+    assert_eq!(m4.text, "Fix it, but keep the existing tests.");
+    assert_eq!(s.messages.iter().filter(|m| m.is_typed_user()).count(), 3);
+    // Joined results keep their lines; the broken line 20 is reported, not fatal.
+    let bash = &s.message(6).unwrap().calls[0];
+    assert_eq!(bash.command.as_deref(), Some("pytest -q tests/test_export.py"));
+    let r = bash.result.as_ref().unwrap();
+    assert_eq!((r.exit_code, r.is_error, r.line), (Some(0), false, Some(13)));
+    assert_eq!(parsed.bad.iter().map(|b| b.line).collect::<Vec<_>>(), vec![Some(20)]);
+    assert_eq!(s.meta.title.as_deref(), Some("CSV export off-by-one"));
+}
+
+#[test]
+fn compaction_boundary_and_summary_are_one_message() {
+    let s = &parse(&corpus("claude-code/rewind-compact.jsonl"))[0];
+    let m = s.message(7).unwrap();
+    assert_eq!((m.role, m.origin), (Role::System, Origin::CompactSummary));
+    assert_eq!((m.line, m.end_line), (Some(14), Some(15)));
+    assert!(m.text.starts_with("This session is being continued"), "{}", m.text);
+    assert_eq!(s.messages.iter().filter(|m| m.origin == Origin::CompactSummary).count(), 1);
+    // The conversation goes on after it.
+    assert_eq!(s.message(8).unwrap().text, "Now commit it.");
+}
+
+#[test]
+fn resumed_reads_see_rewinds_in_appended_lines() {
+    use debrief::formats::{Checkpoint, Collect, Input, Resume};
+    let path = corpus("claude-code/rewind-compact.jsonl");
+    let whole = formats::parse_file(&path, None).unwrap();
+    // Read lines 1-6 first, then resume from the last checkpoint at or before line 5.
+    let fmt = formats::by_id("claude-code").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let part = tmp.path().join("s.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let head: Vec<&str> = text.lines().take(6).collect();
+    std::fs::write(&part, head.join("\n") + "\n").unwrap();
+    let mut input = Input::open(&part, None).unwrap();
+    let mut first = Collect::default();
+    let metas = fmt.parse(&mut input, &mut first).unwrap();
+    let cp: Checkpoint = first.checkpoints.iter().rev().find(|c| c.line <= 5).cloned().unwrap();
+    assert!(cp.state.get("last_prompt").is_some(), "checkpoints carry the chain: {:?}", cp.state);
+    std::fs::write(&part, &text).unwrap();
+    let resume = Resume { checkpoint: cp.clone(), session: metas[0].clone() };
+    let mut input = Input::open(&part, Some(resume)).unwrap();
+    let mut rest = Collect::default();
+    fmt.parse(&mut input, &mut rest).unwrap();
+    let tail: Vec<(u32, Option<u32>)> = rest.messages[0].iter().map(|m| (m.idx, m.line)).collect();
+    let expect: Vec<(u32, Option<u32>)> =
+        whole.sessions[0].messages.iter().filter(|m| m.idx >= cp.next_idx).map(|m| (m.idx, m.line)).collect();
+    assert_eq!(tail, expect);
+}
+
+#[test]
+fn subagent_files_link_to_the_task_call_that_ran_them() {
+    // Newer layout: <session>/subagents/agent-<id>.jsonl, linked by toolUseResult.agentId.
+    let sub = &parse(&corpus(
+        "claude-code/subagents-new/5e1f0c2a-9d4b-4f6e-8a71-3c2b1d0e9f45/subagents/agent-a4f09c21e7b3d5a68.jsonl",
+    ))[0];
+    assert_eq!(sub.meta.id, "agent-a4f09c21e7b3d5a68");
+    assert_eq!(sub.meta.parent_session.as_deref(), Some("5e1f0c2a-9d4b-4f6e-8a71-3c2b1d0e9f45"));
+    assert_eq!(sub.meta.parent_call.as_deref(), Some("toolu_T1"));
+    assert_eq!(sub.messages.len(), 3);
+    assert!(sub.messages.iter().all(|m| m.sidechain));
+    assert_eq!(sub.message(2).unwrap().calls[0].name, "Grep");
+    // The parent's Task call holds the subagent's answer as its result.
+    let parent = &parse(&corpus("claude-code/subagents-new/5e1f0c2a-9d4b-4f6e-8a71-3c2b1d0e9f45.jsonl"))[0];
+    assert_eq!(parent.meta.parent_session, None);
+    let task = &parent.message(2).unwrap().calls[0];
+    assert_eq!((task.id.as_str(), task.name.as_str()), ("toolu_T1", "Task"));
+    assert!(task.result.as_ref().unwrap().output.contains("fetcher/http.py:12"));
+    // Older layout: agent-<id>.jsonl beside the parent, no agentId: matched by the prompt.
+    let old = &parse(&corpus("claude-code/subagents-old/agent-1f7e9a3c.jsonl"))[0];
+    assert_eq!(old.meta.parent_session.as_deref(), Some("c81e2d94-0b3f-4a57-9e6c-5d4f3a2b1c08"));
+    assert_eq!(old.meta.parent_call.as_deref(), Some("toolu_T9"));
+    // The sidecar .meta.json is no transcript.
+    let meta = corpus(
+        "claude-code/subagents-new/5e1f0c2a-9d4b-4f6e-8a71-3c2b1d0e9f45/subagents/agent-a4f09c21e7b3d5a68.meta.json",
+    );
+    assert!(formats::detect(&meta, &std::fs::read(&meta).unwrap()).is_none());
+}
+
+#[test]
+fn headless_stream_json_is_read_by_the_claude_module() {
+    let parsed = formats::parse_file(&corpus("claude-code/headless-stream.jsonl"), None).unwrap();
+    assert_eq!(parsed.format.id(), "claude-code");
+    let s = &parsed.sessions[0];
+    assert_eq!(s.meta.id, "9c0d4e7f-2a1b-4c3d-8e5f-6a7b8c9d0e1f");
+    assert_eq!(s.meta.cwd.as_deref(), Some("/home/ravi/work/api"));
+    assert_eq!(s.meta.agent_version.as_deref(), Some("2.0.31"));
+    assert_eq!(s.meta.model.as_deref(), Some("claude-sonnet-4-5-20250929"));
+    // init, stream_event and result make no message; text + tool_use chunks merge.
+    assert_eq!(s.messages.len(), 2);
+    let m = s.message(1).unwrap();
+    assert_eq!((m.line, m.end_line), (Some(3), Some(5)));
+    let r = m.calls[0].result.as_ref().unwrap();
+    assert_eq!((r.exit_code, r.is_error), (Some(1), true));
+    assert!(parsed.bad.is_empty() && parsed.unknown.is_empty(), "{:?} {:?}", parsed.bad, parsed.unknown);
+    // A failed headless run says so.
+    let err = &parse(&corpus("claude-code/headless-error.jsonl"))[0];
+    assert_eq!(err.messages.len(), 1);
+    assert_eq!((err.messages[0].role, err.messages[0].text.as_str()), (Role::System, "[error_max_turns]"));
+}
