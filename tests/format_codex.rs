@@ -67,3 +67,40 @@ fn envelope_without_conversation_is_an_empty_session_not_an_error() {
     assert!(parsed.bad.is_empty());
     assert_eq!(parsed.sessions[0].messages.len(), 0);
 }
+
+#[test]
+fn bare_jsonl_of_mid_2025_maps_like_the_envelope() {
+    let path = corpus("codex/2025/07/28/rollout-2025-07-28T09-14-03-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl");
+    let parsed = formats::parse_file(&path, None).unwrap();
+    assert_eq!(parsed.format.id(), "codex");
+    let s = &parsed.sessions[0];
+    assert_eq!(s.meta.id, "5973b6c0-94b8-487b-a530-2aeb6098ae0e");
+    assert_eq!(s.meta.cwd.as_deref(), Some("/home/ana/app"), "from <environment_context>");
+    assert_eq!(s.meta.user.as_deref(), Some("ana"));
+    assert_eq!(s.meta.git_branch.as_deref(), Some("main"));
+    assert!(s.meta.started.is_some());
+    let kinds: Vec<(u32, Role, Origin, Option<u32>)> =
+        s.messages.iter().map(|m| (m.idx, m.role, m.origin, m.line)).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (1, Role::System, Origin::Injected, Some(3)),
+            (2, Role::System, Origin::Injected, Some(4)),
+            (3, Role::User, Origin::Typed, Some(5)),
+            (4, Role::Assistant, Origin::Typed, Some(7)),
+            (5, Role::Assistant, Origin::Typed, Some(10)),
+            (6, Role::Tool, Origin::ToolOutput, Some(14)),
+            (7, Role::Assistant, Origin::Typed, Some(15)),
+        ]
+    );
+    let m4 = s.message(4).unwrap();
+    assert_eq!(m4.thinking, "**Inspecting test failure**");
+    assert_eq!(m4.end_line, Some(8));
+    let r = m4.calls[0].result.as_ref().unwrap();
+    assert_eq!((m4.calls[0].command.as_deref(), r.exit_code, r.is_error), (Some("cargo test"), Some(101), true));
+    let rg = &s.message(5).unwrap().calls[0];
+    assert_eq!(rg.command.as_deref(), Some("rg -n crate::cfg src"));
+    assert_eq!(rg.result.as_ref().unwrap().exit_code, Some(0));
+    assert_eq!(parsed.bad.iter().map(|b| b.line).collect::<Vec<_>>(), vec![Some(13)]);
+    assert!(parsed.unknown.is_empty(), "{:?}", parsed.unknown);
+}

@@ -20,6 +20,14 @@
 //!   is not doubled; in event-only files (old versions) they are the conversation.
 //!   `turn_aborted` marks the pending calls as interrupted.
 //! - `compacted` becomes a compaction-summary system message.
+//!
+//! Older shapes, normalised into the same vocabulary:
+//! - The bare JSONL of 2025-05 to 2025-09 (same id, `codex`): line 1 is the session
+//!   `{id, timestamp, instructions, git}`, `{"record_type":"state"}` lines are skipped,
+//!   every other line is a response item without the envelope (no per-item time); the
+//!   cwd comes from the first `<environment_context>` turn.
+//! - The single-file `rollout-*.json` of the TypeScript CLI ([`CodexJson`], id
+//!   `codex-json`): `{session, items}`, a whole document (no line numbers).
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -280,6 +288,15 @@ impl Format for Codex {
                 score = 90;
                 break;
             }
+            // The bare JSONL of mid-2025: state snapshots and un-enveloped response items.
+            let bare_item = ["\"type\":\"message\"", "\"type\":\"function_call\"", "\"type\":\"reasoning\""]
+                .iter()
+                .any(|k| l.contains(k))
+                && !l.contains("\"payload\"")
+                && (l.contains("\"input_text\"") || l.contains("\"output_text\"") || l.contains("\"call_id\""));
+            if l.starts_with("{\"record_type\":\"state\"") || bare_item {
+                score = score.max(85);
+            }
         }
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if score > 0 && name.starts_with("rollout-") {
@@ -328,7 +345,7 @@ impl Format for Codex {
             if let Some(note) = note {
                 sink.bad(BadRecord { line: Some(at.line), reason: note.into() });
             }
-            if let Err(reason) = record(&mut st, &mut asm, rec, at, &mut sink) {
+            if let Err(reason) = record(&mut st, &mut asm, rec, line.bytes, at, &mut sink) {
                 sink.bad(BadRecord { line: Some(at.line), reason });
             }
             sink.response_items = st.carry.response_items;
@@ -367,7 +384,17 @@ impl Sink for CarrySink<'_> {
     }
 }
 
-fn record(st: &mut State, asm: &mut Assembler, rec: Line, at: At, sink: &mut dyn Sink) -> Result<(), String> {
+fn record(
+    st: &mut State,
+    asm: &mut Assembler,
+    rec: Line,
+    bytes: &[u8],
+    at: At,
+    sink: &mut dyn Sink,
+) -> Result<(), String> {
+    if rec.payload.is_none() {
+        return bare_record(st, asm, &rec, bytes, at, sink);
+    }
     let kind = rec.kind.as_deref().ok_or("record has no \"type\"")?;
     let timestamp = rec.timestamp.as_deref().and_then(parse_time);
     if let Some(t) = timestamp {
@@ -486,6 +513,146 @@ fn add_call(
     Ok(())
 }
 
+/// A line of the bare rollout JSONL that Codex wrote from 2025-05 to 2025-09: the first
+/// line is the session (`{id, timestamp, instructions, git}`), `{"record_type":"state"}`
+/// lines are snapshots of nothing we need, and every other line is a response item
+/// without the `{timestamp, type, payload}` envelope (so with no time of its own).
+fn bare_record(
+    st: &mut State,
+    asm: &mut Assembler,
+    rec: &Line,
+    bytes: &[u8],
+    at: At,
+    sink: &mut dyn Sink,
+) -> Result<(), String> {
+    #[derive(Deserialize)]
+    struct Bare<'a> {
+        #[serde(borrow)]
+        record_type: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        id: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        git: Option<&'a RawValue>,
+    }
+    let b: Bare = serde_json::from_slice(bytes).map_err(|e| json_reason(&e))?;
+    if b.record_type.is_some() {
+        return Ok(());
+    }
+    if rec.kind.is_some() {
+        let p: Payload = serde_json::from_slice(bytes).map_err(|e| format!("bad item: {}", json_reason(&e)))?;
+        return response_item(st, asm, &p, None, at, sink);
+    }
+    let (Some(id), Some(t)) = (b.id.as_deref(), rec.timestamp.as_deref()) else {
+        return Err("record has no \"type\"".into());
+    };
+    if st.meta.id.is_empty() {
+        st.meta.id = id.to_string();
+    }
+    if let Some(t) = parse_time(t) {
+        st.meta.saw_time(t);
+    }
+    if let Some(git) = b.git
+        && let Ok(v) = serde_json::from_str::<Value>(git.get())
+        && let Some(branch) = v.get("branch").and_then(Value::as_str)
+    {
+        st.meta.git_branch = Some(branch.to_string());
+    }
+    Ok(())
+}
+
+/// The working directory named in an `<environment_context>` turn (the bare and
+/// single-file rollouts have no other record of it).
+fn env_cwd(text: &str) -> Option<&str> {
+    let t = text.trim_start().strip_prefix("<environment_context>")?;
+    let start = t.find("<cwd>")? + "<cwd>".len();
+    let end = t[start..].find("</cwd>")? + start;
+    Some(t[start..end].trim())
+}
+
+/// The single-file rollout of the TypeScript Codex CLI (April to August 2025):
+/// `~/.codex/sessions/rollout-<date>-<id>.json`, one JSON document
+/// `{"session": {timestamp, id, instructions}, "items": [response items…]}`, rewritten
+/// whole on every save. Items map exactly as the JSONL's `response_item`s; there are no
+/// per-item times and no line numbers.
+pub struct CodexJson;
+
+impl Format for CodexJson {
+    fn id(&self) -> &'static str {
+        "codex-json"
+    }
+
+    fn agent(&self) -> &'static str {
+        "Codex CLI"
+    }
+
+    fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
+        let text = String::from_utf8_lossy(head);
+        let t = text.trim_start();
+        let Some(rest) = t.strip_prefix('{') else { return 0 };
+        if !rest.trim_start().starts_with("\"session\"") || !t.contains("\"items\"") {
+            return 0;
+        }
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.starts_with("rollout-") { 90 } else { 80 }
+    }
+
+    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+        #[derive(Deserialize)]
+        struct Session<'a> {
+            #[serde(borrow)]
+            id: Option<Cow<'a, str>>,
+            #[serde(borrow)]
+            timestamp: Option<Cow<'a, str>>,
+        }
+        #[derive(Deserialize)]
+        struct Doc<'a> {
+            #[serde(borrow)]
+            session: Option<Session<'a>>,
+            #[serde(borrow, default)]
+            items: Vec<&'a RawValue>,
+        }
+        let all = input.read_all()?;
+        let mut sink = super::NoRestart::whole_document(sink);
+        let mut st = State {
+            meta: SessionMeta::default(),
+            carry: Carry::default(),
+            thinking: String::new(),
+            current_assistant: None,
+        };
+        let mut asm = Assembler::new(0, 1);
+        match serde_json::from_slice::<Doc>(&all) {
+            Ok(doc) => {
+                if let Some(s) = doc.session {
+                    st.meta.id = s.id.as_deref().unwrap_or("").to_string();
+                    if let Some(t) = s.timestamp.as_deref().and_then(parse_time) {
+                        st.meta.saw_time(t);
+                    }
+                }
+                for (i, raw) in doc.items.into_iter().enumerate() {
+                    let outcome = serde_json::from_str::<Payload>(raw.get())
+                        .map_err(|e| json_reason(&e))
+                        .and_then(|p| response_item(&mut st, &mut asm, &p, None, At::default(), &mut sink));
+                    if let Err(reason) = outcome {
+                        sink.bad(BadRecord { line: None, reason: format!("item {}: {reason}", i + 1) });
+                    }
+                }
+            }
+            Err(e) => {
+                sink.bad(BadRecord { line: None, reason: format!("not a Codex session document: {}", json_reason(&e)) })
+            }
+        }
+        asm.finish(&mut sink)?;
+        let mut meta = st.meta;
+        meta.format = "codex-json".into();
+        meta.agent = "Codex CLI".into();
+        meta.source = input.path().to_path_buf();
+        if meta.id.is_empty() {
+            meta.id = input.path().file_stem().and_then(|s| s.to_str()).unwrap_or("session").to_string();
+        }
+        Ok(vec![meta])
+    }
+}
+
 fn response_item(
     st: &mut State,
     asm: &mut Assembler,
@@ -499,6 +666,9 @@ fn response_item(
         "message" => {
             st.carry.response_items = true;
             let text = content_text(p.content);
+            if let Some(cwd) = env_cwd(&text) {
+                st.meta.saw_cwd(cwd);
+            }
             let (role, origin) = match p.role.as_deref() {
                 Some("assistant") => (Role::Assistant, Origin::Typed),
                 Some("user") if is_injected_user_text(&text) => (Role::System, Origin::Injected),

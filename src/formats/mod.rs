@@ -42,7 +42,7 @@ pub trait Format: Send + Sync {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 3] = [&claude::ClaudeCode, &codex::Codex, &claude::ClaudeCodeWeb];
+    static ALL: [&dyn Format; 4] = [&claude::ClaudeCode, &codex::Codex, &claude::ClaudeCodeWeb, &codex::CodexJson];
     &ALL
 }
 
