@@ -10,6 +10,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod gemini;
 
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
@@ -42,7 +43,15 @@ pub trait Format: Send + Sync {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 4] = [&claude::ClaudeCode, &codex::Codex, &claude::ClaudeCodeWeb, &codex::CodexJson];
+    static ALL: [&dyn Format; 7] = [
+        &claude::ClaudeCode,
+        &codex::Codex,
+        &claude::ClaudeCodeWeb,
+        &codex::CodexJson,
+        &gemini::GeminiCli,
+        &gemini::GeminiCheckpoint,
+        &gemini::GeminiStream,
+    ];
     &ALL
 }
 
@@ -566,6 +575,12 @@ impl<'s> NoRestart<'s> {
 
 impl Sink for NoRestart<'_> {
     fn message(&mut self, session: usize, mut msg: Message) -> Result<()> {
+        if self.keep_lines && msg.line == Some(0) {
+            // Pushed at `At::default()`: a message no single line holds.
+            msg.line = None;
+            msg.end_line = None;
+            msg.offset = None;
+        }
         if !self.keep_lines {
             msg.line = None;
             msg.end_line = None;

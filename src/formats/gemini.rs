@@ -1,0 +1,722 @@
+//! Gemini CLI: saved sessions, `/chat save` checkpoints and headless stream-json.
+//!
+//! Three formats live here:
+//! - `gemini-cli` — `~/.gemini/tmp/<project>/chats/session-<time>-<id>.json` (older: one
+//!   JSON document `{sessionId, projectHash, startTime, lastUpdated, messages[]}`) and
+//!   `session-….jsonl` (newer: a metadata line, then message records appended as they
+//!   change). In the JSONL a message id may be written many times (tool calls and token
+//!   counts are added to the last `gemini` message) and the **last** version wins but keeps
+//!   the place of the first; `{"$set": {...}}` updates metadata and, when it carries
+//!   `messages`, replaces the whole list; `{"$rewindTo": id}` drops that message and
+//!   everything after it (all of them when the id is unknown). Because a later line can
+//!   change or remove any earlier message, the file is read whole and emitted at the end
+//!   (no checkpoints: a grown file is re-read). A message's `line` is the line of its
+//!   winning version; messages that only a `$set` list holds have no line.
+//!   Record mapping: `user` → user (typed); `gemini` → assistant, `thoughts` →
+//!   `thinking` ("subject: description"), `toolCalls[]` → calls whose result is already
+//!   inline (`result[].functionResponse.response.output|error`, else `resultDisplay`;
+//!   `status` error → `is_error`, cancelled → `interrupted`; "Exit Code: N" in the output
+//!   → `exit_code`); `info`/`warning`/`error` → system messages (injected). A `subagent`
+//!   session (stored under `chats/<parent-session-id>/`) gets `parent_session`.
+//! - `gemini-checkpoint` — `checkpoint-<tag>.json` written by `/chat save`: the model's
+//!   history, a list of `Content {role: user|model, parts[]}` (or `{history, authType}`).
+//!   `text` parts become text (`thought: true` parts thinking), `functionCall` parts calls,
+//!   and user `functionResponse` parts join their call by id, else by name in order, and
+//!   make no message. The context preamble the CLI sends first is injected system text.
+//! - `gemini-stream` — `gemini -p … -o stream-json`: `init` (session id, model),
+//!   `message` (user/assistant; `delta` chunks of one reply merge; text after tool
+//!   results starts a new assistant message), `tool_use` (a call on the current
+//!   assistant message), `tool_result` (joined by `tool_id`;
+//!   `status: error` → `is_error`), `error` (system message), `result` (no message unless
+//!   it failed). Line-oriented and streamed.
+//!
+//! Unknown record or part types are counted (`sink.unknown`), bad records reported.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::Path;
+
+use anyhow::Result;
+use serde_json::Value;
+
+use super::{Assembler, At, Format, Input, NoRestart, Sink, json_reason, orphan_result_message, parse_time};
+use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
+
+/// `~/.gemini/tmp/<project>/chats/session-*.json[l]`.
+pub struct GeminiCli;
+/// `~/.gemini/tmp/<project>/checkpoint-<tag>.json`.
+pub struct GeminiCheckpoint;
+/// `gemini -o stream-json` output.
+pub struct GeminiStream;
+
+/// Text of a `PartListUnion`: a string, one part, or a list of parts.
+fn parts_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => {
+            let mut out = String::new();
+            for it in items {
+                let t = parts_text(it);
+                if !t.is_empty() {
+                    if !out.is_empty() {
+                        out.push('\n');
+                    }
+                    out.push_str(&t);
+                }
+            }
+            out
+        }
+        Value::Object(o) => {
+            if o.get("thought").and_then(Value::as_bool) == Some(true) {
+                return String::new();
+            }
+            if let Some(t) = o.get("text").and_then(Value::as_str) {
+                return t.to_string();
+            }
+            if o.contains_key("inlineData") || o.contains_key("fileData") {
+                return "[file]".to_string();
+            }
+            if let Some(fr) = o.get("functionResponse") {
+                return response_output(fr).0;
+            }
+            String::new()
+        }
+        _ => String::new(),
+    }
+}
+
+/// Output text and error flag of a `functionResponse` part.
+fn response_output(fr: &Value) -> (String, bool) {
+    let resp = fr.get("response").unwrap_or(&Value::Null);
+    if let Some(e) = resp.get("error") {
+        let text = e.as_str().map(str::to_string).unwrap_or_else(|| e.to_string());
+        return (text, true);
+    }
+    match resp.get("output").or_else(|| resp.get("content")) {
+        Some(Value::String(s)) => (s.clone(), false),
+        Some(other) => (parts_text(other), false),
+        None if resp.is_null() => (String::new(), false),
+        None => (resp.to_string(), false),
+    }
+}
+
+/// "Exit Code: N" as the shell tool reports it.
+fn exit_code_line(s: &str) -> Option<i32> {
+    s.lines().find_map(|l| l.trim().strip_prefix("Exit Code:").and_then(|r| r.trim().parse().ok()))
+}
+
+fn timestamp_of(v: &Value) -> Option<chrono::DateTime<chrono::Utc>> {
+    v.get("timestamp").and_then(Value::as_str).and_then(parse_time)
+}
+
+/// The shell command line of a Gemini tool call.
+fn command_of(name: &str, args: &Value) -> Option<String> {
+    if name == "run_shell_command" || name == "shell" {
+        return args.get("command").and_then(Value::as_str).map(str::to_string);
+    }
+    super::claude::shell_command(name, args)
+}
+
+/// One `ToolCallRecord` of a session file, result included.
+fn tool_call(tc: &Value) -> Call {
+    let name = tc.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+    let input = tc.get("args").cloned().unwrap_or(Value::Null);
+    let command = command_of(&name, &input);
+    let id = tc.get("id").and_then(Value::as_str).unwrap_or("").to_string();
+    let status = tc.get("status").and_then(Value::as_str).unwrap_or("");
+    let mut output = String::new();
+    let mut is_error = status == "error";
+    if let Some(Value::Array(parts)) = tc.get("result") {
+        for p in parts {
+            if let Some(fr) = p.get("functionResponse") {
+                let (t, err) = response_output(fr);
+                is_error |= err;
+                if !t.is_empty() {
+                    if !output.is_empty() {
+                        output.push('\n');
+                    }
+                    output.push_str(&t);
+                }
+            } else if let Some(t) = p.get("text").and_then(Value::as_str) {
+                output.push_str(t);
+            }
+        }
+    } else if let Some(r) = tc.get("result").filter(|r| !r.is_null()) {
+        output = parts_text(r);
+    }
+    if output.is_empty()
+        && let Some(Value::String(d)) = tc.get("resultDisplay")
+    {
+        output = d.clone();
+    }
+    let has_result =
+        !status.is_empty() && !matches!(status, "scheduled" | "validating" | "executing" | "awaiting_approval");
+    let result = has_result.then(|| CallResult {
+        exit_code: exit_code_line(&output),
+        is_error: is_error || exit_code_line(&output).is_some_and(|c| c != 0),
+        interrupted: status == "cancelled",
+        timestamp: timestamp_of(tc),
+        line: None,
+        output,
+    });
+    Call { id, name, input, command, result }
+}
+
+/// A session-file message record → a message (None for records that say nothing).
+fn session_message(rec: &Value, sink: &mut dyn Sink, meta: &mut SessionMeta) -> Option<Message> {
+    let kind = rec.get("type").and_then(Value::as_str).unwrap_or("");
+    let timestamp = timestamp_of(rec);
+    if let Some(t) = timestamp {
+        meta.saw_time(t);
+    }
+    let text = rec.get("content").map(parts_text).unwrap_or_default();
+    match kind {
+        "user" => Some(Message { role: Role::User, origin: Origin::Typed, timestamp, text, ..Message::default() }),
+        "gemini" => {
+            if let Some(m) = rec.get("model").and_then(Value::as_str) {
+                meta.model = Some(m.to_string());
+            }
+            let mut thinking = String::new();
+            if let Some(Value::Array(ts)) = rec.get("thoughts") {
+                for t in ts {
+                    let subject = t.get("subject").and_then(Value::as_str).unwrap_or("");
+                    let desc = t.get("description").and_then(Value::as_str).unwrap_or("");
+                    let line = match (subject.is_empty(), desc.is_empty()) {
+                        (false, false) => format!("{subject}: {desc}"),
+                        (false, true) => subject.to_string(),
+                        _ => desc.to_string(),
+                    };
+                    if !line.is_empty() {
+                        if !thinking.is_empty() {
+                            thinking.push_str("\n\n");
+                        }
+                        thinking.push_str(&line);
+                    }
+                }
+            }
+            let calls = match rec.get("toolCalls") {
+                Some(Value::Array(tcs)) => tcs.iter().map(tool_call).collect(),
+                _ => Vec::new(),
+            };
+            if text.is_empty() && thinking.is_empty() && calls.is_empty() {
+                return None;
+            }
+            Some(Message {
+                role: Role::Assistant,
+                origin: Origin::Typed,
+                timestamp,
+                text,
+                thinking,
+                calls,
+                ..Message::default()
+            })
+        }
+        "info" | "warning" | "error" => {
+            let text = if text.is_empty() { format!("[{kind}]") } else { text };
+            Some(Message { role: Role::System, origin: Origin::Injected, timestamp, text, ..Message::default() })
+        }
+        other => {
+            sink.unknown(&format!("message/{other}"));
+            None
+        }
+    }
+}
+
+/// Session metadata fields shared by the JSON document, the JSONL metadata line and `$set`.
+fn saw_meta(meta: &mut SessionMeta, v: &Value, path: &Path) {
+    if let Some(id) = v.get("sessionId").and_then(Value::as_str) {
+        meta.id = id.to_string();
+    }
+    for key in ["startTime", "lastUpdated"] {
+        if let Some(t) = v.get(key).and_then(Value::as_str).and_then(parse_time) {
+            meta.saw_time(t);
+        }
+    }
+    if let Some(s) = v.get("summary").and_then(Value::as_str) {
+        meta.title = Some(s.to_string());
+    }
+    if let Some(Value::Array(dirs)) = v.get("directories")
+        && let Some(d) = dirs.first().and_then(Value::as_str)
+    {
+        meta.saw_cwd(d);
+    }
+    if v.get("kind").and_then(Value::as_str) == Some("subagent") && meta.parent_session.is_none() {
+        // Subagent sessions are stored under chats/<parent session id>/.
+        meta.parent_session = path.parent().and_then(Path::file_name).and_then(|n| n.to_str()).map(str::to_string);
+    }
+    if meta.project.is_none()
+        && let Some(p) = v.get("projectHash").and_then(Value::as_str)
+    {
+        // The tmp folder is named by a hash of the project root (or, newer, by its name).
+        let folder = path.ancestors().find(|a| a.file_name().is_some_and(|n| n == "chats")).and_then(Path::parent);
+        let name = folder.and_then(Path::file_name).and_then(|n| n.to_str()).unwrap_or(p);
+        if !(name.len() == 64 && name.bytes().all(|b| b.is_ascii_hexdigit())) {
+            meta.project = Some(name.to_string());
+        }
+    }
+}
+
+fn finish(mut meta: SessionMeta, path: &Path, format: &str, agent: &str) -> SessionMeta {
+    meta.format = format.into();
+    meta.agent = agent.into();
+    meta.source = path.to_path_buf();
+    if meta.id.is_empty() {
+        meta.id = path.file_stem().and_then(|s| s.to_str()).unwrap_or("session").to_string();
+    }
+    meta
+}
+
+/// One message record of the JSONL, kept until the file is read to the end.
+struct Kept {
+    rec: Value,
+    at: Option<At>,
+}
+
+impl Format for GeminiCli {
+    fn id(&self) -> &'static str {
+        "gemini-cli"
+    }
+
+    fn agent(&self) -> &'static str {
+        "Gemini CLI"
+    }
+
+    fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
+        let text = String::from_utf8_lossy(head);
+        if !text.trim_start().starts_with('{') {
+            return 0;
+        }
+        let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+        let named = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("session-"));
+        let jsonl = first.ends_with('}') && first.contains("\"sessionId\"") && first.contains("\"projectHash\"");
+        let json = text.contains("\"sessionId\"") && text.contains("\"projectHash\"") && text.contains("\"messages\"");
+        match (jsonl || json, named) {
+            (true, true) => 95,
+            (true, false) => 85,
+            _ => 0,
+        }
+    }
+
+    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+        let base = input.resume().map_or((1u32, 0u64), |r| (r.checkpoint.line.max(1), r.checkpoint.offset));
+        let next_idx = input.resume().map_or(1, |r| r.checkpoint.next_idx);
+        let stop = input.stop_line();
+        let path = input.path().to_path_buf();
+        let all = input.read_all()?;
+        let mut meta = input.resume().map(|r| r.session.clone()).unwrap_or_default();
+        // The older single document.
+        if base.1 == 0
+            && let Ok(doc) = serde_json::from_slice::<Value>(&all)
+            && let Some(Value::Array(msgs)) = doc.get("messages")
+        {
+            let mut sink = NoRestart::whole_document(sink);
+            saw_meta(&mut meta, &doc, &path);
+            let mut asm = Assembler::new(0, 1);
+            for rec in msgs {
+                if let Some(m) = session_message(rec, &mut sink, &mut meta) {
+                    asm.push(m, None, At::default(), &mut sink)?;
+                }
+            }
+            asm.finish(&mut sink)?;
+            return Ok(vec![finish(meta, &path, self.id(), self.agent())]);
+        }
+        // JSONL: last version of each id wins, in the order of first appearance.
+        let mut sink = NoRestart::lines(sink);
+        let mut order: Vec<String> = Vec::new();
+        let mut kept: HashMap<String, Kept> = HashMap::new();
+        let mut offset = base.1;
+        let mut number = base.0.saturating_sub(1);
+        let mut rest: &[u8] = &all;
+        while !rest.is_empty() {
+            let (line, next) = match memchr::memchr(b'\n', rest) {
+                Some(i) => (&rest[..i], &rest[i + 1..]),
+                None => (rest, &rest[rest.len()..]),
+            };
+            let at = At { line: number + 1, offset };
+            number += 1;
+            offset += (line.len() + usize::from(next.len() < rest.len() - line.len())) as u64;
+            let unterminated = next.is_empty() && !rest.ends_with(b"\n");
+            rest = next;
+            if stop.is_some_and(|s| at.line > s) {
+                break;
+            }
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let rec: Value = match serde_json::from_slice(line) {
+                Ok(v) => v,
+                Err(e) if unterminated && e.is_eof() => break,
+                Err(e) => {
+                    sink.bad(BadRecord { line: Some(at.line), reason: json_reason(&e) });
+                    continue;
+                }
+            };
+            if let Some(id) = rec.get("$rewindTo").and_then(Value::as_str) {
+                match order.iter().position(|o| o == id) {
+                    Some(p) => {
+                        for gone in order.drain(p..) {
+                            kept.remove(&gone);
+                        }
+                    }
+                    None => {
+                        order.clear();
+                        kept.clear();
+                    }
+                }
+            } else if let Some(set) = rec.get("$set") {
+                saw_meta(&mut meta, set, &path);
+                if let Some(Value::Array(msgs)) = set.get("messages") {
+                    order.clear();
+                    kept.clear();
+                    for m in msgs {
+                        if let Some(id) = m.get("id").and_then(Value::as_str) {
+                            if !kept.contains_key(id) {
+                                order.push(id.to_string());
+                            }
+                            kept.insert(id.to_string(), Kept { rec: m.clone(), at: None });
+                        }
+                    }
+                }
+            } else if let Some(id) = rec.get("id").and_then(Value::as_str) {
+                let id = id.to_string();
+                if !kept.contains_key(&id) {
+                    order.push(id.clone());
+                }
+                kept.insert(id, Kept { rec, at: Some(at) });
+            } else if rec.get("sessionId").is_some() {
+                saw_meta(&mut meta, &rec, &path);
+            } else {
+                sink.bad(BadRecord { line: Some(at.line), reason: "record is neither metadata nor a message".into() });
+            }
+        }
+        let mut asm = Assembler::new(0, next_idx);
+        for id in &order {
+            let Some(k) = kept.get(id) else { continue };
+            let Some(mut m) = session_message(&k.rec, &mut sink, &mut meta) else { continue };
+            if let Some(at) = k.at {
+                m.line = Some(at.line);
+                m.offset = Some(at.offset);
+            }
+            asm.push(m, None, k.at.unwrap_or_default(), &mut sink)?;
+        }
+        asm.finish(&mut sink)?;
+        Ok(vec![finish(meta, &path, self.id(), self.agent())])
+    }
+}
+
+/// Calls waiting for their response, by id and (for calls without one) by name.
+#[derive(Default)]
+struct OpenCalls {
+    by_name: HashMap<String, VecDeque<String>>,
+    synthetic: u32,
+}
+
+impl OpenCalls {
+    /// The id a call is joined by: its own, or a made-up one remembered under its name.
+    fn id_for(&mut self, id: Option<&str>, name: &str) -> String {
+        let id = match id.filter(|i| !i.is_empty()) {
+            Some(i) => i.to_string(),
+            None => {
+                self.synthetic += 1;
+                format!("{name}#{}", self.synthetic)
+            }
+        };
+        self.by_name.entry(name.to_string()).or_default().push_back(id.clone());
+        id
+    }
+
+    /// The open call a response answers.
+    fn take(&mut self, asm: &Assembler, id: Option<&str>, name: &str) -> Option<String> {
+        let queue = self.by_name.entry(name.to_string()).or_default();
+        if let Some(id) = id.filter(|i| asm.is_open(i)) {
+            queue.retain(|q| q != id);
+            return Some(id.to_string());
+        }
+        while let Some(q) = queue.pop_front() {
+            if asm.is_open(&q) {
+                return Some(q);
+            }
+        }
+        None
+    }
+}
+
+/// The context preamble Gemini CLI puts first in the history.
+fn is_context_preamble(text: &str) -> bool {
+    text.starts_with("This is the Gemini CLI. We are setting up the context for our chat.")
+}
+
+impl Format for GeminiCheckpoint {
+    fn id(&self) -> &'static str {
+        "gemini-checkpoint"
+    }
+
+    fn agent(&self) -> &'static str {
+        "Gemini CLI"
+    }
+
+    fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
+        let text = String::from_utf8_lossy(head);
+        let t = text.trim_start();
+        let compact: String = t.chars().take(200).filter(|c| !c.is_whitespace()).collect();
+        let list = compact.starts_with("[{\"role\":") || compact.starts_with("[{\"parts\":");
+        let wrapped = compact.starts_with("{\"history\":[");
+        if !(list || wrapped) || !t.contains("\"parts\"") {
+            return 0;
+        }
+        let named = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("checkpoint-"));
+        if named { 90 } else { 75 }
+    }
+
+    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+        let path = input.path().to_path_buf();
+        let all = input.read_all()?;
+        let mut sink = NoRestart::whole_document(sink);
+        let mut meta = SessionMeta::default();
+        let doc: Value = match serde_json::from_slice(&all) {
+            Ok(v) => v,
+            Err(e) => {
+                sink.bad(BadRecord { line: None, reason: format!("not a checkpoint: {}", json_reason(&e)) });
+                Value::Null
+            }
+        };
+        let history = match doc.get("history").unwrap_or(&doc) {
+            Value::Array(items) => items.as_slice(),
+            _ => &[],
+        };
+        let mut asm = Assembler::new(0, 1);
+        let mut open = OpenCalls::default();
+        for (i, content) in history.iter().enumerate() {
+            let role = content.get("role").and_then(Value::as_str).unwrap_or("");
+            let Some(Value::Array(parts)) = content.get("parts") else {
+                sink.bad(BadRecord { line: None, reason: format!("content {}: no \"parts\" list", i + 1) });
+                continue;
+            };
+            let mut text = String::new();
+            let mut thinking = String::new();
+            let mut calls = Vec::new();
+            for part in parts {
+                if let Some(fc) = part.get("functionCall") {
+                    let name = fc.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+                    let input = fc.get("args").cloned().unwrap_or(Value::Null);
+                    let id = open.id_for(fc.get("id").and_then(Value::as_str), &name);
+                    let command = command_of(&name, &input);
+                    calls.push(Call { id, name, input, command, result: None });
+                } else if let Some(fr) = part.get("functionResponse") {
+                    let name = fr.get("name").and_then(Value::as_str).unwrap_or("");
+                    let (output, is_error) = response_output(fr);
+                    let exit_code = exit_code_line(&output);
+                    let result = CallResult {
+                        is_error: is_error || exit_code.is_some_and(|c| c != 0),
+                        exit_code,
+                        output,
+                        ..CallResult::default()
+                    };
+                    let target = open.take(&asm, fr.get("id").and_then(Value::as_str), name);
+                    let orphan = match target {
+                        Some(id) => asm.attach(&id, result).map(|r| (id, r)),
+                        None => Some((name.to_string(), result)),
+                    };
+                    if let Some((id, r)) = orphan {
+                        asm.push(orphan_result_message(&id, r), None, At::default(), &mut sink)?;
+                    }
+                } else if let Some(t) = part.get("text").and_then(Value::as_str) {
+                    let target = if part.get("thought").and_then(Value::as_bool) == Some(true) {
+                        &mut thinking
+                    } else {
+                        &mut text
+                    };
+                    if !target.is_empty() {
+                        target.push_str("\n\n");
+                    }
+                    target.push_str(t);
+                } else if part.get("inlineData").is_some() || part.get("fileData").is_some() {
+                    text.push_str(if text.is_empty() { "[file]" } else { "\n\n[file]" });
+                } else if let Some(k) = part.as_object().and_then(|o| o.keys().next()) {
+                    sink.unknown(&format!("part/{k}"));
+                }
+            }
+            if text.is_empty() && thinking.is_empty() && calls.is_empty() {
+                continue;
+            }
+            let (role, origin) = match role {
+                "model" => (Role::Assistant, Origin::Typed),
+                _ if is_context_preamble(&text) => {
+                    if let Some(dir) =
+                        text.lines().find_map(|l| l.strip_prefix("I'm currently working in the directory: "))
+                    {
+                        meta.saw_cwd(dir.trim());
+                    }
+                    (Role::System, Origin::Injected)
+                }
+                _ => (Role::User, Origin::Typed),
+            };
+            let m = Message { role, origin, text, thinking, calls, ..Message::default() };
+            asm.push(m, None, At::default(), &mut sink)?;
+        }
+        asm.finish(&mut sink)?;
+        let mut meta = finish(meta, &path, self.id(), self.agent());
+        if let Some(tag) = meta.id.strip_prefix("checkpoint-") {
+            meta.title = Some(tag.to_string());
+        }
+        Ok(vec![meta])
+    }
+}
+
+impl Format for GeminiStream {
+    fn id(&self) -> &'static str {
+        "gemini-stream"
+    }
+
+    fn agent(&self) -> &'static str {
+        "Gemini CLI"
+    }
+
+    fn sniff(&self, _path: &Path, head: &[u8]) -> u8 {
+        let text = String::from_utf8_lossy(head);
+        let mut score = 0;
+        for l in text.lines().take(20) {
+            let l = l.trim();
+            if !l.starts_with('{') {
+                continue;
+            }
+            if l.contains("\"type\":\"init\"") && l.contains("\"session_id\"") && l.contains("\"model\"") {
+                return 90;
+            }
+            if l.contains("\"type\":\"tool_use\"") && l.contains("\"tool_name\"") && l.contains("\"tool_id\"") {
+                score = 80;
+            }
+        }
+        score
+    }
+
+    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+        let mut meta = input.resume().map(|r| r.session.clone()).unwrap_or_default();
+        let mut asm = Assembler::from_resume(input.resume());
+        let mut turn = 0u32;
+        loop {
+            let Some(line) = input.next_line()? else { break };
+            let at = At::of(&line);
+            if line.bytes.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let ev: Value = match serde_json::from_slice(line.bytes) {
+                Ok(v) => v,
+                Err(e) => {
+                    if line.unterminated && e.is_eof() {
+                        input.keep_pending(at.line, at.offset);
+                        break;
+                    }
+                    sink.bad(BadRecord { line: Some(at.line), reason: json_reason(&e) });
+                    continue;
+                }
+            };
+            let timestamp = timestamp_of(&ev);
+            if let Some(t) = timestamp {
+                meta.saw_time(t);
+            }
+            let kind = ev.get("type").and_then(Value::as_str).unwrap_or("");
+            match kind {
+                "init" => {
+                    if let Some(id) = ev.get("session_id").and_then(Value::as_str) {
+                        meta.id = id.to_string();
+                    }
+                    if let Some(m) = ev.get("model").and_then(Value::as_str) {
+                        meta.model = Some(m.to_string());
+                    }
+                }
+                "message" => {
+                    let role = ev.get("role").and_then(Value::as_str).unwrap_or("");
+                    let content = ev.get("content").and_then(Value::as_str).unwrap_or("").to_string();
+                    if role == "assistant" {
+                        let key = format!("gemini-reply-{turn}");
+                        if let Some(last) = asm.last_mut(&key) {
+                            // Deltas concatenate; a whole message after tool calls starts a paragraph.
+                            if ev.get("delta").and_then(Value::as_bool) != Some(true) && !last.text.is_empty() {
+                                last.text.push_str("\n\n");
+                            }
+                            last.text.push_str(&content);
+                            Assembler::extend_end_line(last, at.line);
+                        } else {
+                            let m = Message { role: Role::Assistant, timestamp, text: content, ..Message::default() };
+                            asm.push(m, Some(key), at, sink)?;
+                        }
+                    } else {
+                        turn += 1;
+                        let m = Message {
+                            role: Role::User,
+                            origin: Origin::Typed,
+                            timestamp,
+                            text: content,
+                            ..Message::default()
+                        };
+                        asm.push(m, None, at, sink)?;
+                    }
+                }
+                "tool_use" => {
+                    let name = ev.get("tool_name").and_then(Value::as_str).unwrap_or("").to_string();
+                    let input = ev.get("parameters").cloned().unwrap_or(Value::Null);
+                    let id = ev.get("tool_id").and_then(Value::as_str).unwrap_or("").to_string();
+                    let command = command_of(&name, &input);
+                    let call = Call { id, name, input, command, result: None };
+                    let key = format!("gemini-reply-{turn}");
+                    if let Some(last) = asm.last_mut(&key) {
+                        last.calls.push(call);
+                        Assembler::extend_end_line(last, at.line);
+                        asm.register_calls_of_last();
+                    } else {
+                        let m = Message { role: Role::Assistant, timestamp, calls: vec![call], ..Message::default() };
+                        asm.push(m, Some(key), at, sink)?;
+                    }
+                }
+                "tool_result" => {
+                    let id = ev.get("tool_id").and_then(Value::as_str).unwrap_or("").to_string();
+                    let failed = ev.get("status").and_then(Value::as_str) == Some("error");
+                    let mut output = ev.get("output").and_then(Value::as_str).unwrap_or("").to_string();
+                    if let Some(msg) = ev.pointer("/error/message").and_then(Value::as_str) {
+                        if !output.is_empty() {
+                            output.push('\n');
+                        }
+                        output.push_str(msg);
+                    }
+                    let exit_code = exit_code_line(&output);
+                    let result = CallResult {
+                        is_error: failed || exit_code.is_some_and(|c| c != 0),
+                        exit_code,
+                        timestamp,
+                        line: Some(at.line),
+                        output,
+                        ..CallResult::default()
+                    };
+                    if let Some(orphan) = asm.attach(&id, result) {
+                        asm.push(orphan_result_message(&id, orphan), None, at, sink)?;
+                    }
+                    // The model answers tool output in a new response: a new message.
+                    turn += 1;
+                }
+                "error" | "result" => {
+                    let failed = kind == "error" || ev.get("status").and_then(Value::as_str) == Some("error");
+                    if failed {
+                        let text = ev
+                            .get("message")
+                            .or_else(|| ev.pointer("/error/message"))
+                            .and_then(Value::as_str)
+                            .unwrap_or("[error]")
+                            .to_string();
+                        let m = Message {
+                            role: Role::System,
+                            origin: Origin::Injected,
+                            timestamp,
+                            text,
+                            ..Message::default()
+                        };
+                        asm.push(m, None, at, sink)?;
+                    }
+                }
+                other => sink.unknown(other),
+            }
+        }
+        asm.finish(sink)?;
+        Ok(vec![finish(meta, input.path(), self.id(), self.agent())])
+    }
+}

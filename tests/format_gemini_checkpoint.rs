@@ -1,0 +1,33 @@
+//! Gemini CLI `/chat save` checkpoints: the model's history as Content parts.
+
+mod common;
+
+use common::corpus;
+use debrief::formats;
+use debrief::model::{Origin, Role};
+
+#[test]
+fn checkpoint_history_joins_function_responses() {
+    let parsed = formats::parse_file(&corpus("gemini-checkpoint/checkpoint-queue-drain.json"), None).unwrap();
+    assert_eq!(parsed.format.id(), "gemini-checkpoint");
+    let s = &parsed.sessions[0];
+    assert_eq!(s.meta.title.as_deref(), Some("queue-drain"));
+    assert_eq!(s.meta.cwd.as_deref(), Some("/home/sam/src/jobs"), "from the context preamble");
+    let kinds: Vec<(Role, Origin)> = s.messages.iter().map(|m| (m.role, m.origin)).collect();
+    assert_eq!(kinds[0], (Role::System, Origin::Injected));
+    assert_eq!(kinds[2], (Role::User, Origin::Typed));
+    assert_eq!(s.messages.len(), 7);
+    // A call without id is joined by name; one with id by id; responses make no message.
+    let npm = &s.message(4).unwrap().calls[0];
+    let r = npm.result.as_ref().unwrap();
+    assert_eq!((npm.command.as_deref(), r.exit_code, r.is_error), (Some("npm test -- queue"), Some(1), true));
+    let m5 = s.message(5).unwrap();
+    assert_eq!(m5.thinking, "The drain test fails; reading the queue.");
+    assert_eq!(m5.text, "One test fails. Let me read the queue.");
+    assert!(m5.calls[0].result.as_ref().unwrap().output.contains("Promise.all"));
+    // A response with no call is kept as tool output.
+    assert_eq!((s.message(6).unwrap().role, s.message(6).unwrap().origin), (Role::Tool, Origin::ToolOutput));
+    assert!(s.messages.iter().all(|m| m.line.is_none()));
+    assert_eq!(parsed.bad.len(), 1, "content 9 has no parts: {:?}", parsed.bad);
+    assert_eq!(parsed.unknown.get("part/executableCode"), Some(&1));
+}

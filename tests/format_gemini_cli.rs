@@ -1,0 +1,95 @@
+//! Gemini CLI sessions (`chats/session-*.json` and the newer `.jsonl`).
+
+mod common;
+
+use common::{call_counts, corpus};
+use debrief::formats;
+use debrief::model::{Origin, Role};
+
+const CHATS: &str = "gemini-cli/tmp/7f4e1c9d2b3a5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7/chats";
+
+#[test]
+fn json_session_maps_messages_and_inline_results() {
+    let parsed =
+        formats::parse_file(&corpus(&format!("{CHATS}/session-2025-09-14T10-02-5b1c7e2a.json")), None).unwrap();
+    assert_eq!(parsed.format.id(), "gemini-cli");
+    let s = &parsed.sessions[0];
+    assert_eq!(s.meta.id, "5b1c7e2a-3d4f-4a5b-8c6d-7e8f9a0b1c2d");
+    assert_eq!(s.meta.model.as_deref(), Some("gemini-2.5-flash"));
+    assert_eq!(s.meta.project, None, "a hashed folder name is no project name");
+    let kinds: Vec<(Role, Origin)> = s.messages.iter().map(|m| (m.role, m.origin)).collect();
+    use Origin::*;
+    use Role::*;
+    assert_eq!(
+        kinds,
+        vec![
+            (User, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (System, Injected),
+            (User, Typed),
+            (Assistant, Typed),
+            (System, Injected),
+            (Assistant, Typed)
+        ]
+    );
+    assert!(s.messages.iter().all(|m| m.line.is_none()));
+    assert_eq!(call_counts(s), (3, 1, 1, 0));
+    let m2 = s.message(2).unwrap();
+    assert_eq!(m2.thinking, "Reproducing the failure: Run the target and read the error.");
+    let make = &m2.calls[0];
+    let r = make.result.as_ref().unwrap();
+    assert_eq!((make.command.as_deref(), r.exit_code, r.is_error), (Some("make dist"), Some(2), true));
+    assert!(r.output.contains("Cannot stat"));
+    let cancelled = s.message(6).unwrap().calls[0].result.as_ref().unwrap();
+    assert!(cancelled.interrupted);
+    assert_eq!(s.message(7).unwrap().text, "[API Error: 429 Resource exhausted]");
+}
+
+#[test]
+fn jsonl_session_last_version_wins_and_rewinds_drop_messages() {
+    let parsed =
+        formats::parse_file(&corpus(&format!("{CHATS}/session-2026-02-03T08-15-9a8b7c6d.jsonl")), None).unwrap();
+    assert_eq!(parsed.format.id(), "gemini-cli");
+    let s = &parsed.sessions[0];
+    assert_eq!(s.meta.id, "9a8b7c6d-1e2f-4a3b-9c4d-5e6f7a8b9c0d");
+    assert_eq!(s.meta.title.as_deref(), Some("Fix flaky queue drain test"), "from a $set record");
+    // u2/g2 were rewound away; g1 was written three times and its last version wins,
+    // keeping its first place and citing the line of the version used.
+    let seen: Vec<(u32, Role, Option<u32>)> = s.messages.iter().map(|m| (m.idx, m.role, m.line)).collect();
+    assert_eq!(
+        seen,
+        vec![
+            (1, Role::User, Some(2)),
+            (2, Role::Assistant, Some(6)),
+            (3, Role::User, Some(10)),
+            (4, Role::Assistant, Some(12)),
+            (5, Role::System, Some(13)),
+        ]
+    );
+    assert!(s.messages.iter().all(|m| !m.text.contains("retry: 3")));
+    let vitest = &s.message(2).unwrap().calls[0];
+    let r = vitest.result.as_ref().unwrap();
+    assert_eq!(
+        (vitest.command.as_deref(), r.exit_code, r.is_error),
+        (Some("npx vitest run src/queue.test.ts --repeat 20"), Some(1), true)
+    );
+    let edit = s.message(4).unwrap().calls[0].result.as_ref().unwrap();
+    assert!(edit.is_error && edit.output.starts_with("Failed to edit"));
+    assert_eq!(parsed.bad.iter().map(|b| b.line).collect::<Vec<_>>(), vec![Some(11)]);
+    // Reading one message back (search snippets) gives the same message.
+    let m = formats::read_message(&s.meta.source, parsed.format, s.message(4).unwrap().offset.unwrap(), 12, 12, 4)
+        .unwrap()
+        .unwrap();
+    assert_eq!(m.text, s.message(4).unwrap().text);
+}
+
+#[test]
+fn subagent_sessions_name_their_parent() {
+    let path =
+        corpus(&format!("{CHATS}/9a8b7c6d-1e2f-4a3b-9c4d-5e6f7a8b9c0d/c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f.jsonl"));
+    let s = &common::parse(&path)[0];
+    assert_eq!(s.meta.parent_session.as_deref(), Some("9a8b7c6d-1e2f-4a3b-9c4d-5e6f7a8b9c0d"));
+    assert_eq!(s.meta.cwd.as_deref(), Some("/home/sam/src/jobs"));
+    assert_eq!(s.messages.len(), 2);
+}
