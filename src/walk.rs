@@ -58,7 +58,53 @@ pub fn default_sources() -> Vec<Source> {
 fn worth_sniffing(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let lower = name.to_ascii_lowercase();
-    [".jsonl", ".json", ".md", ".traj"].iter().any(|ext| lower.ends_with(ext))
+    lower == "opencode.db" || [".jsonl", ".json", ".md", ".traj"].iter().any(|ext| lower.ends_with(ext))
+}
+
+/// Folders whose files are read through another file, never on their own: OpenCode's
+/// `storage/message/` and `storage/part/` (and `storage/session/{message,part}/` of the
+/// older layout) belong to the session file that names them.
+fn read_through_another_file(dir: &Path) -> bool {
+    let Some(name) = dir.file_name() else { return false };
+    if name != "message" && name != "part" {
+        return false;
+    }
+    let parent = dir.parent();
+    let parent_name = parent.and_then(Path::file_name);
+    match parent_name {
+        Some(p) if p == "storage" => parent.is_some_and(|s| s.join("session").is_dir()),
+        Some(p) if p == "session" => {
+            parent.and_then(Path::parent).and_then(Path::file_name).is_some_and(|g| g == "storage")
+        }
+        _ => false,
+    }
+}
+
+fn nanos(t: std::time::SystemTime) -> i128 {
+    t.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128)
+}
+
+/// Size and time by which a change is noticed, for files whose content lives partly
+/// elsewhere: an SQLite database with its write-ahead log, an OpenCode session file
+/// with its message folder.
+fn effective_stat(path: &Path, size: u64, mtime: i128) -> (u64, i128) {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if name.ends_with(".db") {
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        if let Ok(md) = std::fs::metadata(PathBuf::from(wal)) {
+            let wal_time = md.modified().map(nanos).unwrap_or(0);
+            return (size + md.len(), mtime.max(wal_time));
+        }
+        return (size, mtime);
+    }
+    if name.starts_with("ses_")
+        && name.ends_with(".json")
+        && let Some(t) = crate::formats::opencode::storage_mtime(path)
+    {
+        return (size, mtime.max(nanos(t)));
+    }
+    (size, mtime)
 }
 
 /// Absolute form of a path without resolving symlinks in its last component.
@@ -82,12 +128,16 @@ pub fn discover(roots: &[PathBuf], explicit: bool, problems: &mut Vec<(PathBuf, 
         };
         if meta.is_file() {
             match state::stat(root) {
-                Ok((size, mtime)) => out.push(Candidate { path: root.clone(), size, mtime, explicit }),
+                Ok((size, mtime)) => {
+                    let (size, mtime) = effective_stat(root, size, mtime);
+                    out.push(Candidate { path: root.clone(), size, mtime, explicit })
+                }
                 Err(e) => problems.push((root.clone(), e.to_string())),
             }
             continue;
         }
-        for entry in WalkDir::new(root).follow_links(false).sort_by_file_name() {
+        let walk = WalkDir::new(root).follow_links(false).sort_by_file_name().into_iter();
+        for entry in walk.filter_entry(|e| !(e.file_type().is_dir() && read_through_another_file(e.path()))) {
             let entry = match entry {
                 Ok(e) => e,
                 Err(e) => {
@@ -101,12 +151,9 @@ pub fn discover(roots: &[PathBuf], explicit: bool, problems: &mut Vec<(PathBuf, 
             }
             match entry.metadata() {
                 Ok(md) => {
-                    let mtime = md
-                        .modified()
-                        .ok()
-                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                        .map_or(0, |d| d.as_nanos() as i128);
-                    out.push(Candidate { path: entry.path().to_path_buf(), size: md.len(), mtime, explicit: false });
+                    let mtime = md.modified().map(nanos).unwrap_or(0);
+                    let (size, mtime) = effective_stat(entry.path(), md.len(), mtime);
+                    out.push(Candidate { path: entry.path().to_path_buf(), size, mtime, explicit: false });
                 }
                 Err(e) => problems.push((entry.path().to_path_buf(), e.to_string())),
             }

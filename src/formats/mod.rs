@@ -11,6 +11,7 @@
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod opencode;
 
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
@@ -43,7 +44,7 @@ pub trait Format: Send + Sync {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 7] = [
+    static ALL: [&dyn Format; 9] = [
         &claude::ClaudeCode,
         &codex::Codex,
         &claude::ClaudeCodeWeb,
@@ -51,6 +52,8 @@ pub fn all() -> &'static [&'static dyn Format] {
         &gemini::GeminiCli,
         &gemini::GeminiCheckpoint,
         &gemini::GeminiStream,
+        &opencode::OpenCode,
+        &opencode::OpenCodeDb,
     ];
     &ALL
 }
