@@ -9,6 +9,7 @@
 //! indexer can read only the bytes appended since the last run.
 
 pub mod claude;
+pub mod cline;
 pub mod codex;
 pub mod gemini;
 pub mod opencode;
@@ -44,7 +45,7 @@ pub trait Format: Send + Sync {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 9] = [
+    static ALL: [&dyn Format; 11] = [
         &claude::ClaudeCode,
         &codex::Codex,
         &claude::ClaudeCodeWeb,
@@ -54,6 +55,8 @@ pub fn all() -> &'static [&'static dyn Format] {
         &gemini::GeminiStream,
         &opencode::OpenCode,
         &opencode::OpenCodeDb,
+        &cline::Cline,
+        &cline::RooCode,
     ];
     &ALL
 }
