@@ -267,7 +267,7 @@ fn env_cwd(text: &str) -> Option<&str> {
 fn exit_code_of(output: &str) -> Option<i32> {
     output.lines().find_map(|l| {
         let i = l.find("Exit code: ")?;
-        l[i + "Exit code: ".len()..].trim().split_whitespace().next()?.parse().ok()
+        l[i + "Exit code: ".len()..].split_whitespace().next()?.parse().ok()
     })
 }
 
