@@ -51,6 +51,60 @@ pub fn default_sources() -> Vec<Source> {
         (None, Some(h)) => out.push(Source { agent: "codex", path: h.join(".codex").join("sessions"), from_env: None }),
         _ => {}
     }
+    // Gemini CLI: `$GEMINI_CLI_HOME` stands in for the home folder (packages/core/src/utils/paths.ts).
+    match (std::env::var_os("GEMINI_CLI_HOME").map(PathBuf::from), &home) {
+        (Some(dir), _) => out.push(Source {
+            agent: "gemini-cli",
+            path: dir.join(".gemini").join("tmp"),
+            from_env: Some("GEMINI_CLI_HOME"),
+        }),
+        (None, Some(h)) => {
+            out.push(Source { agent: "gemini-cli", path: h.join(".gemini").join("tmp"), from_env: None })
+        }
+        _ => {}
+    }
+    // OpenCode keeps its data under the XDG data folder on every platform (xdg-basedir).
+    let xdg = std::env::var_os("XDG_DATA_HOME").map(PathBuf::from).filter(|p| p.is_absolute());
+    let data = match (&xdg, &home) {
+        (Some(d), _) => Some((d.join("opencode"), Some("XDG_DATA_HOME"))),
+        (None, Some(h)) => Some((h.join(".local").join("share").join("opencode"), None)),
+        _ => None,
+    };
+    if let Some((dir, from_env)) = data {
+        out.push(Source { agent: "opencode", path: dir.join("storage").join("session"), from_env });
+        out.push(Source { agent: "opencode", path: dir.join("opencode.db"), from_env });
+    }
+    out.extend(vscode_extension_sources(home.as_deref()));
+    out
+}
+
+/// Cline and Roo Code (and Kilo Code, which writes Roo Code's format) keep their tasks in
+/// the editor's global storage: `<config>/<editor>/User/globalStorage/<extension>/tasks`.
+/// VS Code's folder is always listed; other editors (Insiders, VSCodium, Cursor,
+/// Windsurf) when the extension has a folder there. The Cline CLI uses `~/.cline/data/tasks`.
+fn vscode_extension_sources(home: Option<&Path>) -> Vec<Source> {
+    const EXTENSIONS: &[(&str, &str)] = &[
+        ("cline", "saoudrizwan.claude-dev"),
+        ("roo-code", "rooveterinaryinc.roo-cline"),
+        ("roo-code", "kilocode.kilo-code"),
+    ];
+    const EDITORS: &[&str] = &["Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf"];
+    let mut out = Vec::new();
+    let Some(config) = directories::BaseDirs::new().map(|d| d.config_dir().to_path_buf()) else { return out };
+    for (agent, ext) in EXTENSIONS {
+        for editor in EDITORS {
+            let dir = config.join(editor).join("User").join("globalStorage").join(ext);
+            if *editor == "Code" && *ext != "kilocode.kilo-code" || dir.is_dir() {
+                out.push(Source { agent, path: dir.join("tasks"), from_env: None });
+            }
+        }
+    }
+    if let Some(h) = home {
+        let cli = h.join(".cline").join("data").join("tasks");
+        if cli.is_dir() {
+            out.push(Source { agent: "cline", path: cli, from_env: None });
+        }
+    }
     out
 }
 
