@@ -25,6 +25,19 @@ fn index(ix: &Path, path: &Path) -> String {
     stderr_of(&out)
 }
 
+/// Index the two foundation samples (the Claude ledger session and the 2026 Codex
+/// rollout); the corpus holds more formats' samples, which have tests of their own.
+fn index_samples(ix: &Path) -> String {
+    let out = debrief(ix)
+        .arg("index")
+        .arg(corpus("claude-code/ledger-timezone-fix.jsonl"))
+        .arg(corpus("codex/2026"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "index failed: {}", stderr_of(&out));
+    stderr_of(&out)
+}
+
 fn search(ix: &Path, args: &[&str]) -> Vec<Value> {
     let out = debrief(ix).arg("search").args(args).arg("--json").output().unwrap();
     assert!(out.status.success(), "search failed: {}", stderr_of(&out));
@@ -35,7 +48,7 @@ fn search(ix: &Path, args: &[&str]) -> Vec<Value> {
 fn indexing_the_corpus_then_searching_cites_message_and_line() {
     let tmp = tempfile::tempdir().unwrap();
     let ix = tmp.path().join("ix");
-    let summary = index(&ix, &corpus(""));
+    let summary = index_samples(&ix);
     assert!(summary.contains("2 sessions"), "{summary}");
     let hits = search(&ix, &["America/New_York"]);
     assert!(!hits.is_empty());
@@ -54,7 +67,7 @@ fn indexing_the_corpus_then_searching_cites_message_and_line() {
 fn code_and_log_text_is_searchable_as_typed() {
     let tmp = tempfile::tempdir().unwrap();
     let ix = tmp.path().join("ix");
-    index(&ix, &corpus(""));
+    index_samples(&ix);
     // identifier, path, scope-like and snake_case queries, and a phrase.
     for (q, idx) in [
         ("test_balance_rollover", 3),
@@ -77,7 +90,7 @@ fn code_and_log_text_is_searchable_as_typed() {
 fn filters_narrow_results() {
     let tmp = tempfile::tempdir().unwrap();
     let ix = tmp.path().join("ix");
-    index(&ix, &corpus(""));
+    index_samples(&ix);
     let all = search(&ix, &["test"]);
     let codex = search(&ix, &["test", "--agent", "codex"]);
     assert!(!codex.is_empty() && codex.len() < all.len());
