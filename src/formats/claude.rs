@@ -17,6 +17,29 @@
 //! - `summary` and `custom-title` lines give the session title; `file-history-snapshot`,
 //!   `queue-operation`, `progress` and similar bookkeeping lines make no message.
 //!   Any other type is counted as unknown (format drift), never fatal.
+//! - Compaction: a `system` `compact_boundary` line and the `isCompactSummary` turn after
+//!   it merge into one compaction-summary message.
+//! - Subagents: `agent-<id>.jsonl` (beside the parent, or in `<session>/subagents/`) get
+//!   `parent_session` (their `sessionId`) and `parent_call` (the parent's Task/Agent call,
+//!   found through `toolUseResult.agentId`, else the matching prompt).
+//! - The headless `claude -p --output-format stream-json` envelope is the same records
+//!   plus `system/init` (session facts), `stream_event` (skipped) and `result` (a message
+//!   only when it failed).
+//!
+//! **Rewinds.** Records form a tree through `uuid`/`parentUuid`; when the user rewinds or
+//! edits an earlier prompt, the new prompt hangs off an earlier record and what was
+//! written since is an abandoned branch. The conversation is the branch that leads to the
+//! last record. Streaming cannot know a branch is abandoned until the rewinding prompt
+//! arrives, so [`prescan`] first reads only uuids and parents (cheap, a few dozen bytes
+//! per record) and finds every prompt whose parent lies before the previous prompt; the
+//! main pass then skips the lines between that parent and the prompt. Parallel tool
+//! results (parented to the call's own line) and compaction boundaries (null parent,
+//! `logicalParentUuid`) are not rewinds. Checkpoints carry the chain tip and the last
+//! prompt's line, so appended bytes are checked the same way; a rewind reaching back
+//! before a checkpoint an earlier run indexed is reported (a rebuild drops that branch).
+//!
+//! [`ClaudeCodeWeb`] reads the `{"loglines": [...]}` export: the same records in one
+//! JSON document (no line numbers).
 
 use std::borrow::Cow;
 use std::path::Path;
