@@ -30,7 +30,7 @@
 //! edits an earlier prompt, the new prompt hangs off an earlier record and what was
 //! written since is an abandoned branch. The conversation is the branch that leads to the
 //! last record. Streaming cannot know a branch is abandoned until the rewinding prompt
-//! arrives, so [`prescan`] first reads only uuids and parents (cheap, a few dozen bytes
+//! arrives, so `prescan` first reads only uuids and parents (cheap, a few dozen bytes
 //! per record) and finds every prompt whose parent lies before the previous prompt; the
 //! main pass then skips the lines between that parent and the prompt. Parallel tool
 //! results (parented to the call's own line) and compaction boundaries (null parent,

@@ -24,7 +24,7 @@
 //!   user denied this operation" sets `interrupted`.
 //! - the rest of a user message is what the person typed (`<task>`, `<feedback>`,
 //!   `<answer>` and `<user_message>` wrappers are removed) unless it is harness text
-//!   ("[TASK RESUMPTION]", "[ERROR] You did not use a tool…"), which is an injected system
+//!   (`[TASK RESUMPTION]`, `[ERROR] You did not use a tool…`), which is an injected system
 //!   message. `<environment_details>` is injected text too, but the copy the extension
 //!   appends to every tool result is not made a message (it would sit between every two
 //!   assistant turns); it is kept only beside typed text. `<feedback>` given with a denied
