@@ -464,7 +464,9 @@ impl Links {
     }
 
     fn from_parts(kind: Option<&str>, uuid: Option<&str>, sidechain: bool, bytes: &[u8]) -> Links {
-        if sidechain || !matches!(kind, Some("user" | "assistant" | "system")) {
+        // Every main-chain record with a uuid may be a parent (progress and attachment
+        // records are links of the chain too); only user records can be prompts.
+        if sidechain || kind.is_none() {
             return Links { uuid: None, parent: None, prompt: false };
         }
         Links { uuid: uuid.map(str::to_string), parent: None, prompt: kind == Some("user") && !is_tool_result(bytes) }
@@ -1012,8 +1014,10 @@ impl Format for ClaudeCodeWeb {
 
 /// Linking a subagent transcript to the call that spawned it.
 mod subagent {
+    use std::collections::HashMap;
     use std::io::{BufRead, BufReader};
     use std::path::{Path, PathBuf};
+    use std::sync::{Arc, Mutex, OnceLock};
 
     use serde_json::Value;
 
@@ -1034,30 +1038,91 @@ mod subagent {
         out
     }
 
+    /// What a parent session file says about the subagents it ran: agentId → call id,
+    /// and Task/Agent prompt → call id (versions that wrote no agentId).
+    #[derive(Default)]
+    struct ParentIndex {
+        stamp: Option<(u64, std::time::SystemTime)>,
+        by_agent: HashMap<String, String>,
+        by_prompt: HashMap<String, String>,
+    }
+
+    /// One scan per parent file and process: a session with many subagents (and each
+    /// re-index of them) must not read a large parent again for every one.
+    fn parent_index(file: &Path) -> Option<Arc<ParentIndex>> {
+        static CACHE: OnceLock<Mutex<HashMap<PathBuf, Arc<ParentIndex>>>> = OnceLock::new();
+        let md = std::fs::metadata(file).ok()?;
+        let stamp = Some((md.len(), md.modified().ok()?));
+        let cache = CACHE.get_or_init(Default::default);
+        if let Ok(c) = cache.lock()
+            && let Some(ix) = c.get(file)
+            && ix.stamp == stamp
+        {
+            return Some(ix.clone());
+        }
+        let f = std::fs::File::open(file).ok()?;
+        let mut ix = ParentIndex { stamp, ..ParentIndex::default() };
+        for line in BufReader::new(f).split(b'\n').map_while(Result::ok) {
+            let has = |needle: &[u8]| memchr::memmem::find(&line, needle).is_some();
+            if has(b"agentId") && has(b"tool_result") {
+                let v: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
+                let agent = v.pointer("/toolUseResult/agentId").and_then(Value::as_str).map(str::to_string);
+                let blocks = match v.pointer("/message/content") {
+                    Some(Value::Array(items)) => items.clone(),
+                    _ => Vec::new(),
+                };
+                for b in blocks.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result")) {
+                    let Some(id) = b.get("tool_use_id").and_then(Value::as_str) else { continue };
+                    let named = agent.clone().or_else(|| agent_in_text(b));
+                    if let Some(a) = named {
+                        ix.by_agent.entry(a).or_insert_with(|| id.to_string());
+                    }
+                }
+            } else if has(b"\"name\":\"Task\"") || has(b"\"name\":\"Agent\"") {
+                for b in blocks(&line) {
+                    if b.get("type").and_then(Value::as_str) == Some("tool_use")
+                        && matches!(b.get("name").and_then(Value::as_str), Some("Task" | "Agent"))
+                        && let (Some(p), Some(id)) =
+                            (b.pointer("/input/prompt").and_then(Value::as_str), b.get("id").and_then(Value::as_str))
+                    {
+                        ix.by_prompt.entry(p.trim().to_string()).or_insert_with(|| id.to_string());
+                    }
+                }
+            }
+        }
+        let ix = Arc::new(ix);
+        if let Ok(mut c) = cache.lock() {
+            c.insert(file.to_path_buf(), ix.clone());
+        }
+        Some(ix)
+    }
+
+    /// "agentId: <id> (use SendMessage …)" in a Task result's text.
+    fn agent_in_text(block: &Value) -> Option<String> {
+        let text = match block.get("content") {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Array(items)) => {
+                items.iter().filter_map(|i| i.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
+            }
+            _ => return None,
+        };
+        let i = text.find("agentId: ")? + "agentId: ".len();
+        let id: String =
+            text[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
+        (!id.is_empty()).then_some(id)
+    }
+
     /// The id of the Task/Agent call in the parent session that ran subagent `agent_id`:
     /// the tool result whose `toolUseResult.agentId` (or "agentId: …" text) names it, else
     /// the call whose `prompt` is the subagent's first prompt (versions before agentId).
     pub fn find_parent_call(path: &Path, parent: &str, agent_id: &str, first_prompt: Option<&str>) -> Option<String> {
-        let quoted = format!("\"agentId\":\"{agent_id}\"");
-        let texted = format!("agentId: {agent_id}");
         for file in parent_files(path, parent) {
-            let Ok(f) = std::fs::File::open(&file) else { continue };
-            let mut by_prompt = None;
-            for line in BufReader::new(f).split(b'\n').map_while(Result::ok) {
-                let has = |needle: &str| memchr::memmem::find(&line, needle.as_bytes()).is_some();
-                if has(&quoted) || has(&texted) {
-                    if let Some(id) = tool_result_id(&line) {
-                        return Some(id);
-                    }
-                } else if by_prompt.is_none()
-                    && let Some(prompt) = first_prompt
-                    && (has("\"name\":\"Task\"") || has("\"name\":\"Agent\""))
-                {
-                    by_prompt = call_with_prompt(&line, prompt);
-                }
+            let Some(ix) = parent_index(&file) else { continue };
+            if let Some(id) = ix.by_agent.get(agent_id) {
+                return Some(id.clone());
             }
-            if by_prompt.is_some() {
-                return by_prompt;
+            if let Some(id) = first_prompt.and_then(|p| ix.by_prompt.get(p.trim())) {
+                return Some(id.clone());
             }
         }
         None
@@ -1069,26 +1134,6 @@ mod subagent {
             Some(Value::Array(items)) => items.clone(),
             _ => Vec::new(),
         }
-    }
-
-    fn tool_result_id(line: &[u8]) -> Option<String> {
-        blocks(line)
-            .iter()
-            .find(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-            .and_then(|b| b.get("tool_use_id").and_then(Value::as_str))
-            .map(str::to_string)
-    }
-
-    fn call_with_prompt(line: &[u8], prompt: &str) -> Option<String> {
-        blocks(line)
-            .iter()
-            .find(|b| {
-                b.get("type").and_then(Value::as_str) == Some("tool_use")
-                    && matches!(b.get("name").and_then(Value::as_str), Some("Task" | "Agent"))
-                    && b.pointer("/input/prompt").and_then(Value::as_str).map(str::trim) == Some(prompt.trim())
-            })
-            .and_then(|b| b.get("id").and_then(Value::as_str))
-            .map(str::to_string)
     }
 }
 
