@@ -214,3 +214,31 @@ fn headless_stream_json_is_read_by_the_claude_module() {
     assert_eq!(err.messages.len(), 1);
     assert_eq!((err.messages[0].role, err.messages[0].text.as_str()), (Role::System, "[error_max_turns]"));
 }
+
+#[test]
+fn a_rewind_after_an_index_run_drops_the_branch_on_the_next_run() {
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = tmp.path().join("ix");
+    let dir = tmp.path().join("p");
+    std::fs::create_dir(&dir).unwrap();
+    let file = dir.join("s.jsonl");
+    let text = std::fs::read_to_string(corpus("claude-code/rewind-compact.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // First run sees the branch that is later abandoned (lines 1-8) as the conversation.
+    std::fs::write(&file, lines[..8].join("\n") + "\n").unwrap();
+    let run = |args: &[&str]| common::debrief(&ix).args(args).output().unwrap();
+    assert!(run(&["index", dir.to_str().unwrap()]).status.success());
+    let hits = |q: &str| String::from_utf8_lossy(&run(&["search", q, "--json"]).stdout).lines().count();
+    assert_eq!(hits("\"rewrite the tests\""), 1);
+    // The user rewinds; the rest of the file is appended.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+    f.write_all((lines[8..].join("\n") + "\n").as_bytes()).unwrap();
+    drop(f);
+    assert!(run(&["index", dir.to_str().unwrap()]).status.success());
+    assert_eq!(hits("\"rewrite the tests\""), 0, "the abandoned branch left the index");
+    assert_eq!(hits("\"keep the existing tests\""), 1);
+    let sessions = String::from_utf8_lossy(&run(&["sessions", "--json"]).stdout).to_string();
+    let s: serde_json::Value = serde_json::from_str(sessions.lines().next().unwrap()).unwrap();
+    assert_eq!(s["messages"], 10);
+}

@@ -93,3 +93,29 @@ fn subagent_sessions_name_their_parent() {
     assert_eq!(s.meta.cwd.as_deref(), Some("/home/sam/src/jobs"));
     assert_eq!(s.messages.len(), 2);
 }
+
+#[test]
+fn a_growing_jsonl_is_read_again_without_doubling() {
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = tmp.path().join("ix");
+    let dir = tmp.path().join("chats");
+    std::fs::create_dir(&dir).unwrap();
+    let file = dir.join("session-2026-02-03T08-15-9a8b7c6d.jsonl");
+    let text = std::fs::read_to_string(corpus(&format!("{CHATS}/session-2026-02-03T08-15-9a8b7c6d.jsonl"))).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    std::fs::write(&file, lines[..8].join("\n") + "\n").unwrap();
+    let run = |args: &[&str]| common::debrief(&ix).args(args).output().unwrap();
+    assert!(run(&["index", dir.to_str().unwrap()]).status.success());
+    let hits = |q: &str| String::from_utf8_lossy(&run(&["search", q, "--json"]).stdout).lines().count();
+    assert_eq!(hits("\"retry: 3\""), 1, "g2 before the rewind");
+    let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+    f.write_all((lines[8..].join("\n") + "\n").as_bytes()).unwrap();
+    drop(f);
+    assert!(run(&["index", dir.to_str().unwrap()]).status.success());
+    assert_eq!(hits("\"retry: 3\""), 0, "rewound away");
+    assert_eq!(hits("\"find out why\""), 1, "nothing doubled");
+    let sessions = String::from_utf8_lossy(&run(&["sessions", "--json"]).stdout).to_string();
+    let s: serde_json::Value = serde_json::from_str(sessions.lines().next().unwrap()).unwrap();
+    assert_eq!(s["messages"], 5);
+}
