@@ -385,6 +385,9 @@ impl Format for GeminiCli {
                 kept.insert(id, Kept { rec, at: Some(at) });
             } else if rec.get("sessionId").is_some() {
                 saw_meta(&mut meta, &rec, &path);
+            } else if let Some(op) = rec.as_object().and_then(|o| o.keys().find(|k| k.starts_with('$'))) {
+                // An update operation this reader does not know yet.
+                sink.unknown(op);
             } else {
                 sink.bad(BadRecord { line: Some(at.line), reason: "record is neither metadata nor a message".into() });
             }
