@@ -340,7 +340,7 @@ fn show_json_follows_the_contract() {
 fn search_filters_by_program_and_by_file_from_parsed_commands() {
     let tmp = tempfile::tempdir().unwrap();
     let ix = tmp.path().join("ix");
-    index(&ix, &corpus(""));
+    index_samples(&ix);
     // `rg -n "backoff|retry_after" worker/` and `sed -n '40,75p' worker/deliver.py`.
     let rg = search(&ix, &["--program", "rg"]);
     assert_eq!(rg.len(), 1);
