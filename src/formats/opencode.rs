@@ -285,18 +285,25 @@ pub fn storage_mtime(path: &Path) -> Option<std::time::SystemTime> {
     std::fs::metadata(&l.messages).and_then(|m| m.modified()).ok()
 }
 
+/// A storage file named from the storage folder on (`message/ses_…/msg_….json`).
+fn storage_name(path: &Path) -> String {
+    let parts: Vec<_> = path.components().collect();
+    let start = parts.iter().rposition(|c| c.as_os_str() == "storage").map_or(0, |i| i + 1);
+    parts[start..].iter().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
+
 fn read_json(path: &Path, sink: &mut dyn Sink) -> Option<Value> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => {
-            sink.bad(BadRecord { line: None, reason: format!("{}: {e}", path.display()) });
+            sink.bad(BadRecord { line: None, reason: format!("{}: {e}", storage_name(path)) });
             return None;
         }
     };
     match serde_json::from_slice(&bytes) {
         Ok(v) => Some(v),
         Err(e) => {
-            sink.bad(BadRecord { line: None, reason: format!("{}: {}", path.display(), super::json_reason(&e)) });
+            sink.bad(BadRecord { line: None, reason: format!("{}: {}", storage_name(path), super::json_reason(&e)) });
             None
         }
     }
