@@ -553,3 +553,36 @@ fn ui_times(path: &Path, meta: &mut SessionMeta) {
         meta.saw_time(t);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xml_calls_thinking_and_prose_separate() {
+        let (prose, thinking, calls) = split_assistant_text(
+            "<thinking>\nlook first\n</thinking>\nRunning it.\n<execute_command>\n<command>ls -la</command>\n</execute_command>",
+        );
+        assert_eq!((prose.as_str(), thinking.as_str()), ("Running it.", "look first"));
+        assert_eq!(calls.len(), 1);
+        assert_eq!(calls[0].params.get("command").and_then(Value::as_str), Some("ls -la"));
+        // Cut off mid-call (the stream stopped): the call runs to the end.
+        let (_, _, calls) = split_assistant_text("<write_to_file>\n<path>a.txt</path>\n<content>\nhalf");
+        assert_eq!(calls[0].params.get("content").and_then(Value::as_str), Some("half"));
+        // A tag inside a sentence is prose.
+        let (prose, _, calls) = split_assistant_text("I will use <read_file> next.");
+        assert!(calls.is_empty());
+        assert_eq!(prose, "I will use <read_file> next.");
+    }
+
+    #[test]
+    fn result_headers() {
+        assert_eq!(result_header("[execute_command for 'a] b'] Result:\nout"), Some(("execute_command", "out")));
+        assert_eq!(result_header("[attempt_completion] Result:"), Some(("attempt_completion", "")));
+        assert_eq!(result_header("[TASK RESUMPTION] This task was interrupted"), None);
+        assert_eq!(
+            exit_code_of("Command executed in terminal within working directory '/x'. Exit code: 2\nOutput:"),
+            Some(2)
+        );
+    }
+}
