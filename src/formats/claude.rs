@@ -267,7 +267,14 @@ struct Carry {
     /// Line of the last prompt (a user record that is not a tool result).
     #[serde(default)]
     last_prompt: u32,
+    /// uuids of the records since the last prompt (the latest [`RECENT`]): a prompt whose
+    /// parent is one of them continues the conversation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    recent: Vec<String>,
 }
+
+/// How many uuids since the last prompt a checkpoint remembers.
+const RECENT: usize = 32;
 
 #[derive(Default)]
 struct State {
@@ -473,11 +480,16 @@ impl Links {
     }
 
     fn advance(self, carry: &mut Carry, line: u32) {
-        if let Some(u) = self.uuid {
-            carry.tip = Some(u);
-        }
         if self.prompt {
             carry.last_prompt = line;
+            carry.recent.clear();
+        }
+        if let Some(u) = self.uuid {
+            if carry.recent.len() >= RECENT {
+                carry.recent.remove(0);
+            }
+            carry.recent.push(u.clone());
+            carry.tip = Some(u);
         }
     }
 }
@@ -535,6 +547,8 @@ fn prescan(path: &Path, offset: u64, first_line: u32, carry: &Carry) -> Result<P
             match seen.get(parent) {
                 Some(&pline) if pline < last_prompt => out.abandoned.push((pline + 1, number - 1)),
                 Some(_) => {}
+                // Until a prompt is read here, the records since the carried last prompt continue it.
+                None if last_prompt == carry.last_prompt && carry.recent.iter().any(|r| r == parent) => {}
                 None if offset > 0 && last_prompt > 0 => {
                     // The parent lies before the part being read: a rewind into what an
                     // earlier run already indexed. Drop what we can; the rest needs a rebuild.
@@ -1158,5 +1172,37 @@ mod tests {
     fn exit_code_header() {
         assert_eq!(exit_code_prefix("Exit code 137\nKilled"), Some(137));
         assert_eq!(exit_code_prefix("ok"), None);
+    }
+
+    fn chain_file(lines: &[&str]) -> tempfile::NamedTempFile {
+        use std::io::Write;
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        for l in lines {
+            writeln!(f, "{l}").unwrap();
+        }
+        f
+    }
+
+    #[test]
+    fn prompts_parented_off_the_tip_are_not_always_rewinds() {
+        let lines = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"go"}}"#,
+            r#"{"type":"assistant","uuid":"a2","parentUuid":"u1","message":{"role":"assistant","content":[]}}"#,
+            r#"{"type":"progress","uuid":"p3","parentUuid":"a2"}"#,
+            r#"{"type":"user","uuid":"u4","parentUuid":"a2","message":{"role":"user","content":"next"}}"#,
+        ];
+        let f = chain_file(&lines);
+        let whole = prescan(f.path(), 0, 1, &Carry::default()).unwrap();
+        assert!(whole.abandoned.is_empty() && whole.bad.is_empty());
+        // Resumed at line 4 with the chain as the checkpoint carried it.
+        let offset = lines[..3].iter().map(|l| l.len() as u64 + 1).sum();
+        let carry =
+            Carry { tip: Some("p3".into()), last_prompt: 1, recent: vec!["u1".into(), "a2".into(), "p3".into()] };
+        let resumed = prescan(f.path(), offset, 4, &carry).unwrap();
+        assert!(resumed.abandoned.is_empty() && resumed.bad.is_empty(), "{:?}", resumed.bad);
+        // A parent before the checkpoint that is not among them is a rewind into indexed lines.
+        let carry = Carry { tip: Some("p3".into()), last_prompt: 1, recent: vec!["p3".into()] };
+        let resumed = prescan(f.path(), offset, 4, &carry).unwrap();
+        assert_eq!(resumed.bad.len(), 1);
     }
 }
