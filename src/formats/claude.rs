@@ -34,8 +34,8 @@
 //! per record) and finds every prompt whose parent lies before the previous prompt; the
 //! main pass then skips the lines between that parent and the prompt. Parallel tool
 //! results (parented to the call's own line) and compaction boundaries (null parent,
-//! `logicalParentUuid`) are not rewinds. Checkpoints carry the chain tip and the last
-//! prompt's line, so appended bytes are checked the same way; a rewind reaching back
+//! `logicalParentUuid`) are not rewinds. Checkpoints carry the last prompt's line and
+//! the uuids written since, so appended bytes are checked the same way; a rewind reaching back
 //! before a checkpoint an earlier run indexed is reported (a rebuild drops that branch).
 //!
 //! [`ClaudeCodeWeb`] reads the `{"loglines": [...]}` export: the same records in one
