@@ -28,8 +28,8 @@
 //!   message. `<environment_details>` is injected text too, but the copy the extension
 //!   appends to every tool result is not made a message (it would sit between every two
 //!   assistant turns); it is kept only beside typed text. `<feedback>` given with a denied
-//!   call or a completion attempt is also the person's turn: a typed user message after
-//!   the result. Roo Code's `isSummary` messages (context condensing) are compaction
+//!   call or a completion attempt, and the `<answer>` to `ask_followup_question`, are also
+//!   the person's turn: a typed user message after the result. Roo Code's `isSummary` messages (context condensing) are compaction
 //!   summaries.
 
 use std::collections::{HashMap, VecDeque};
@@ -249,12 +249,17 @@ fn is_harness_text(text: &str) -> bool {
     t.starts_with("[TASK RESUMPTION]") || t.starts_with("[ERROR]")
 }
 
-/// The `<feedback>` a person gave with a denial or after a completion attempt.
+/// What a person wrote inside a result: `<feedback>` with a denial or after a completion
+/// attempt, `<answer>` to a follow-up question.
 fn feedback_of(output: &str) -> Option<String> {
-    let start = output.find("<feedback>")? + "<feedback>".len();
-    let end = output[start..].find("</feedback>")? + start;
-    let text = output[start..end].trim();
-    (!text.is_empty()).then(|| text.to_string())
+    ["feedback", "answer"].iter().find_map(|tag| {
+        let open = format!("<{tag}>");
+        let close = format!("</{tag}>");
+        let start = output.find(&open)? + open.len();
+        let end = output[start..].find(&close)? + start;
+        let text = output[start..end].trim();
+        (!text.is_empty()).then(|| text.to_string())
+    })
 }
 
 /// "# Current Working Directory (/path) Files" in the environment details.
@@ -580,6 +585,7 @@ mod tests {
         assert_eq!(result_header("[execute_command for 'a] b'] Result:\nout"), Some(("execute_command", "out")));
         assert_eq!(result_header("[attempt_completion] Result:"), Some(("attempt_completion", "")));
         assert_eq!(result_header("[TASK RESUMPTION] This task was interrupted"), None);
+        assert_eq!(feedback_of("<answer>\nyes, port 8080\n</answer>").as_deref(), Some("yes, port 8080"));
         assert_eq!(
             exit_code_of("Command executed in terminal within working directory '/x'. Exit code: 2\nOutput:"),
             Some(2)
