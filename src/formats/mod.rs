@@ -12,6 +12,7 @@ pub mod claude;
 pub mod cline;
 pub mod codex;
 pub mod gemini;
+pub mod markdown;
 pub mod opencode;
 
 use std::collections::{HashMap, VecDeque};
@@ -348,6 +349,9 @@ pub struct Assembler {
     pending: VecDeque<Pending>,
     /// call id → idx of the message holding the call, for calls still open.
     open_calls: HashMap<String, u32>,
+    /// Whole-document formats: messages carry no source lines and no checkpoints are
+    /// emitted (the file is re-read whole when it changes).
+    document: bool,
 }
 
 struct Pending {
@@ -358,7 +362,20 @@ struct Pending {
 
 impl Assembler {
     pub fn new(session: usize, next_idx: u32) -> Assembler {
-        Assembler { session, next_idx: next_idx.max(1), pending: VecDeque::new(), open_calls: HashMap::new() }
+        Assembler {
+            session,
+            next_idx: next_idx.max(1),
+            pending: VecDeque::new(),
+            open_calls: HashMap::new(),
+            document: false,
+        }
+    }
+
+    /// An assembler for a whole-document format (one JSON document): `line`,
+    /// `end_line` and `offset` stay unset, as the contract wants for such formats, and
+    /// no checkpoints are emitted, since a document cannot be resumed in the middle.
+    pub fn for_document() -> Assembler {
+        Assembler { document: true, ..Assembler::new(0, 1) }
     }
 
     pub fn from_resume(resume: Option<&Resume>) -> Assembler {
@@ -398,11 +415,26 @@ impl Assembler {
         }
     }
 
+    /// Settle the calls of the most recent message that have no result: the format
+    /// records none for them (a read whose output was not saved, a cancelled call), so
+    /// nothing will be joined later and the message must not wait for it.
+    pub fn close_calls_of_last(&mut self) {
+        if let Some(last) = self.pending.back_mut() {
+            let idx = last.msg.idx;
+            for c in &last.msg.calls {
+                if self.open_calls.get(&c.id) == Some(&idx) {
+                    self.open_calls.remove(&c.id);
+                }
+            }
+            last.open = 0;
+        }
+    }
+
     /// Start a new message at `at`; returns its idx. Emits a checkpoint first when
     /// everything before it is settled.
     pub fn push(&mut self, mut msg: Message, merge_key: Option<String>, at: At, sink: &mut dyn Sink) -> Result<u32> {
         self.flush(sink)?;
-        if self.pending.iter().all(|p| p.open == 0) {
+        if !self.document && self.pending.iter().all(|p| p.open == 0) {
             sink.checkpoint(Checkpoint {
                 offset: at.offset,
                 line: at.line,
@@ -414,11 +446,11 @@ impl Assembler {
         let idx = self.next_idx;
         self.next_idx += 1;
         msg.idx = idx;
-        if msg.line.is_none() {
+        if !self.document && msg.line.is_none() {
             msg.line = Some(at.line);
             msg.offset = Some(at.offset);
         }
-        if msg.end_line.is_none() {
+        if !self.document && msg.end_line.is_none() {
             msg.end_line = msg.line;
         }
         let mut open = 0;
