@@ -8,6 +8,7 @@
 //! report [`Checkpoint`]s — places where parsing can restart with nothing lost — so the
 //! indexer can read only the bytes appended since the last run.
 
+pub mod aider;
 pub mod claude;
 pub mod cline;
 pub mod codex;
@@ -46,7 +47,7 @@ pub trait Format: Send + Sync {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 11] = [
+    static ALL: [&dyn Format; 12] = [
         &claude::ClaudeCode,
         &codex::Codex,
         &claude::ClaudeCodeWeb,
@@ -58,6 +59,7 @@ pub fn all() -> &'static [&'static dyn Format] {
         &opencode::OpenCodeDb,
         &cline::Cline,
         &cline::RooCode,
+        &aider::Aider,
     ];
     &ALL
 }
