@@ -15,6 +15,7 @@ pub mod codex;
 pub mod gemini;
 pub mod markdown;
 pub mod opencode;
+pub mod specstory;
 
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
@@ -47,7 +48,7 @@ pub trait Format: Send + Sync {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 12] = [
+    static ALL: [&dyn Format; 13] = [
         &claude::ClaudeCode,
         &codex::Codex,
         &claude::ClaudeCodeWeb,
@@ -60,6 +61,7 @@ pub fn all() -> &'static [&'static dyn Format] {
         &cline::Cline,
         &cline::RooCode,
         &aider::Aider,
+        &specstory::SpecStory,
     ];
     &ALL
 }
