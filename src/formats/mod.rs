@@ -14,8 +14,10 @@ pub mod cline;
 pub mod codex;
 pub mod gemini;
 pub mod markdown;
+pub mod openai_chat;
 pub mod opencode;
 pub mod specstory;
+pub mod swe_agent;
 
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
@@ -48,7 +50,7 @@ pub trait Format: Send + Sync {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 13] = [
+    static ALL: [&dyn Format; 15] = [
         &claude::ClaudeCode,
         &codex::Codex,
         &claude::ClaudeCodeWeb,
@@ -62,6 +64,8 @@ pub fn all() -> &'static [&'static dyn Format] {
         &cline::RooCode,
         &aider::Aider,
         &specstory::SpecStory,
+        &swe_agent::SweAgent,
+        &openai_chat::OpenAiChat,
     ];
     &ALL
 }
