@@ -215,5 +215,61 @@ pub fn discover(roots: &[PathBuf], explicit: bool, problems: &mut Vec<(PathBuf, 
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out.dedup_by(|a, b| a.path == b.path);
+    collapse_event_folders(&mut out);
     out
+}
+
+/// OpenHands keeps a conversation as one JSON file per event in an `events/` folder.
+/// Found in a folder walk, the folder becomes one candidate: its first event file,
+/// with the folder's total size and latest mtime, so that a new event makes the
+/// index read the conversation again (the OpenHands parser reads the siblings). The
+/// `event_cache/` pages beside such a folder repeat its events and are skipped.
+fn collapse_event_folders(out: &mut Vec<Candidate>) {
+    use crate::formats::openhands::event_folder_index;
+    let mut firsts: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
+    let mut keep = vec![true; out.len()];
+    for i in 0..out.len() {
+        let c = &out[i];
+        if c.explicit {
+            continue;
+        }
+        let Some(dir) = c.path.parent().map(Path::to_path_buf) else { continue };
+        if dir.file_name().is_some_and(|n| n == "event_cache")
+            && dir.parent().is_some_and(|conv| conv.join("events").is_dir())
+            && c.path.file_stem().and_then(|s| s.to_str()).is_some_and(is_cache_page)
+        {
+            keep[i] = false;
+            continue;
+        }
+        let Some(n) = event_folder_index(&c.path) else { continue };
+        match firsts.get(&dir).copied() {
+            None => {
+                firsts.insert(dir, i);
+            }
+            Some(j) => {
+                let (size, mtime) = (c.size, c.mtime);
+                let first_n = event_folder_index(&out[j].path).unwrap_or(u64::MAX);
+                let (keep_at, drop_at) = if n < first_n { (i, j) } else { (j, i) };
+                keep[drop_at] = false;
+                let total = out[j].size + size;
+                let latest = out[j].mtime.max(mtime);
+                let kept = &mut out[keep_at];
+                kept.size = total;
+                kept.mtime = latest;
+                firsts.insert(dir, keep_at);
+            }
+        }
+    }
+    let mut i = 0;
+    out.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
+}
+
+/// `0-25` — an OpenHands event cache page.
+fn is_cache_page(stem: &str) -> bool {
+    stem.split_once('-').is_some_and(|(a, b)| {
+        !a.is_empty() && !b.is_empty() && a.bytes().all(|c| c.is_ascii_digit()) && b.bytes().all(|c| c.is_ascii_digit())
+    })
 }

@@ -15,6 +15,7 @@ pub mod codex;
 pub mod gemini;
 pub mod markdown;
 pub mod openai_chat;
+pub mod openhands;
 pub mod opencode;
 pub mod specstory;
 pub mod swe_agent;
@@ -50,7 +51,7 @@ pub trait Format: Send + Sync {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 15] = [
+    static ALL: [&dyn Format; 16] = [
         &claude::ClaudeCode,
         &codex::Codex,
         &claude::ClaudeCodeWeb,
@@ -66,6 +67,7 @@ pub fn all() -> &'static [&'static dyn Format] {
         &specstory::SpecStory,
         &swe_agent::SweAgent,
         &openai_chat::OpenAiChat,
+        &openhands::OpenHands,
     ];
     &ALL
 }
