@@ -132,6 +132,8 @@ struct Parser {
     notes: Vec<Piece>,
     reply: Option<Reply>,
     open: Option<OpenPiece>,
+    /// A `> ` line after the reply whose meaning the next line decides.
+    held: Option<(String, At)>,
     /// The file uses aider's two-space line breaks (not trimmed by an editor).
     breaks: bool,
     path: std::path::PathBuf,
@@ -152,6 +154,7 @@ impl Parser {
             notes: Vec::new(),
             reply: None,
             open: None,
+            held: None,
             // A resumed read starts after lines that showed the file's style.
             breaks: input.resume().is_some(),
             path,
@@ -164,6 +167,18 @@ impl Parser {
     }
 
     fn line(&mut self, text: String, at: At, sink: &mut dyn Sink) -> Result<()> {
+        if let Some((held, held_at)) = self.held.take() {
+            if text.trim().is_empty() {
+                // A quote in the reply: aider's writes never continue with a blank line
+                // straight after their first line.
+                self.reply_text(&held, held_at);
+            } else {
+                self.end_block(sink)?;
+                let body = held.strip_prefix("> ").unwrap_or(&held).to_string();
+                let piece = Piece { text: body, at: held_at, end_line: held_at.line, multi: true };
+                self.open = Some(OpenPiece { piece, may_end: false });
+            }
+        }
         if let Some(open) = self.open.as_mut() {
             // A turn or a header always ends the write; a blank or `>` line only after a
             // line that ended in aider's line break (the output may hold blank lines).
@@ -204,20 +219,21 @@ impl Parser {
             let turn = is_turn_line(&text)
                 && (text.ends_with("  ")
                     || (!r.in_fence && text.get(5..).unwrap_or("").trim_start().starts_with(['/', '!'])));
-            let note = !r.in_fence && r.blanks > 0 && is_note_line(&text);
+            // Inside the reply's code fence only a write with aider's line break counts (a
+            // reply cut off by ^C leaves its fence open).
+            let note = r.blanks > 0 && is_note_line(&text) && (!r.in_fence || ends_write(&text));
             if !turn && !note {
-                for _ in 0..r.blanks {
-                    r.text.push('\n');
-                }
-                if !r.text.is_empty() {
-                    r.text.push('\n');
-                }
-                r.blanks = 0;
-                r.text.push_str(&text);
-                r.end_line = at.line;
-                if fence {
+                self.reply_text(&text, at);
+                if fence && let Some(r) = self.reply.as_mut() {
                     r.in_fence = !r.in_fence;
                 }
+                return Ok(());
+            }
+            // A `> ` line after the reply without aider's line break is either the first
+            // line of a multi-line write or a quote in the reply: the next line decides.
+            let single = text.ends_with("  ") || text[1..].trim().is_empty() || !self.breaks;
+            if note && !single {
+                self.held = Some((text, at));
                 return Ok(());
             }
             self.end_block(sink)?;
@@ -260,6 +276,21 @@ impl Parser {
         self.end_block(sink)?;
         self.reply = Some(Reply { at, end_line: at.line, text: text.clone(), blanks: 0, in_fence: is_fence(&text) });
         Ok(())
+    }
+
+    /// Add a line to the reply being read, with the blank lines before it.
+    fn reply_text(&mut self, text: &str, at: At) {
+        if let Some(r) = self.reply.as_mut() {
+            for _ in 0..r.blanks {
+                r.text.push('\n');
+            }
+            if !r.text.is_empty() {
+                r.text.push('\n');
+            }
+            r.blanks = 0;
+            r.text.push_str(text);
+            r.end_line = at.line;
+        }
     }
 
     fn close_piece(&mut self) {
@@ -314,6 +345,9 @@ impl Parser {
 
     /// Turn the block being read into messages.
     fn end_block(&mut self, sink: &mut dyn Sink) -> Result<()> {
+        if let Some((held, at)) = self.held.take() {
+            self.reply_text(&held, at);
+        }
         self.close_piece();
         if let Some(r) = self.reply.take() {
             let msg = Message {
@@ -435,7 +469,10 @@ fn is_turn_line(l: &str) -> bool {
 }
 
 fn is_note_line(l: &str) -> bool {
-    l.starts_with("> ") || (l.starts_with('>') && l[1..].trim().is_empty())
+    l.starts_with("> ")
+        || (l.starts_with('>') && l[1..].trim().is_empty())
+        // `>text  ` (hand-edited transcripts), but not a `>>>>>>> REPLACE` marker.
+        || (l.starts_with('>') && !l.starts_with(">>") && l.ends_with("  "))
 }
 
 fn is_fence(l: &str) -> bool {
@@ -498,6 +535,7 @@ fn run_output(name: &str, pieces: Vec<Piece>) -> (Option<CallResult>, Vec<Piece>
     let mut raw: Vec<String> = Vec::new();
     let mut copied = 0usize;
     let mut added = false;
+    let mut output_follows_question = false;
     for p in pieces {
         if is_add_question(&p.text) {
             notes.push(p);
@@ -515,7 +553,10 @@ fn run_output(name: &str, pieces: Vec<Piece>) -> (Option<CallResult>, Vec<Piece>
             notes.push(p);
             continue;
         }
-        if notes.is_empty() || output.is_empty() {
+        // The output comes before aider's question, or (aider 0.53–0.65, which logged
+        // it only once the person said yes) right after it.
+        if notes.is_empty() || output.is_empty() || output_follows_question {
+            output_follows_question |= !notes.is_empty();
             raw.extend(p.text.lines().map(|l| l.trim().to_string()));
             output.push(p);
         } else {
@@ -530,9 +571,7 @@ fn run_output(name: &str, pieces: Vec<Piece>) -> (Option<CallResult>, Vec<Piece>
             line: Some(last.end_line),
             ..CallResult::default()
         }),
-        None if failed => {
-            Some(CallResult { is_error: true, line: notes.last().map(|p| p.end_line), ..CallResult::default() })
-        }
+        None if failed => Some(CallResult { is_error: true, ..CallResult::default() }),
         None => None,
     };
     (result, notes)

@@ -101,11 +101,14 @@ impl Format for OpenAiChat {
             meta.model = str_at(info, &["config", "model", "model_name"]);
         }
         let mut asm = Assembler::for_document();
-        let mut conv = Conversation { mini, pending_action: None, typed_users: 0, n: 0 };
+        let mut conv = Conversation { mini, pending_action: None, typed_users: 0, n: 0, exited: false };
         for (i, m) in messages.iter().enumerate() {
             conv.message(&mut asm, m, i, sink)?;
         }
-        if let Some(status) = info.and_then(|i| str_at(i, &["exit_status"])).filter(|s| !s.is_empty()) {
+        // v2 ends with an `exit` message; v1 records the exit only in `info`.
+        if !conv.exited
+            && let Some(status) = info.and_then(|i| str_at(i, &["exit_status"])).filter(|s| !s.is_empty())
+        {
             let submission = info.and_then(|i| str_at(i, &["submission"])).unwrap_or_default();
             asm.push(exit_message(&status, &submission), None, At::default(), sink)?;
         }
@@ -253,6 +256,8 @@ struct Conversation {
     pending_action: Option<String>,
     typed_users: usize,
     n: u32,
+    /// An `exit` message was met (mini-swe-agent v2).
+    exited: bool,
 }
 
 impl Conversation {
@@ -334,6 +339,7 @@ impl Conversation {
                 }
             }
             "exit" => {
+                self.exited = true;
                 let status = extra.and_then(|e| str_at(e, &["exit_status"])).unwrap_or(text);
                 let submission = extra.and_then(|e| str_at(e, &["submission"])).unwrap_or_default();
                 asm.push(exit_message(&status, &submission), None, At::default(), sink)?;
@@ -350,7 +356,8 @@ impl Conversation {
     }
 
     fn result_of(&self, text: &str, extra: Option<&Value>) -> CallResult {
-        let mut r = if text.contains("<returncode>") || !self.mini {
+        let tagged = text.contains("<returncode>") || text.contains("<output>");
+        let mut r = if tagged || !self.mini {
             observation(text)
         } else {
             CallResult { output: text.to_string(), ..CallResult::default() }
