@@ -44,3 +44,68 @@ pub fn call_counts(s: &Session) -> (usize, usize, usize, usize) {
         calls.iter().filter(|c| c.result.is_none()).count(),
     )
 }
+
+/// Every file under a folder of the real corpus, hidden ones included, sorted.
+pub fn real_files(dir: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = walkdir::WalkDir::new(real(dir))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect();
+    out.sort();
+    out
+}
+
+/// Path relative to the real corpus, for messages and tables.
+pub fn rel(path: &Path) -> String {
+    let base = root().join("../shared/corpus-real/");
+    path.strip_prefix(&base).unwrap_or(path).to_string_lossy().into_owned()
+}
+
+/// Non-blank source lines that no message's `line..=end_line` covers, except those
+/// `structural` accepts (headers, separators): what a line-oriented parser dropped.
+pub fn uncovered_lines(path: &Path, sessions: &[Session], structural: impl Fn(&str) -> bool) -> Vec<(u32, String)> {
+    let text = std::fs::read_to_string(path).expect("readable");
+    let mut covered = vec![false; text.lines().count() + 2];
+    for m in sessions.iter().flat_map(|s| &s.messages) {
+        let (Some(a), Some(b)) = (m.line, m.end_line) else { panic!("{}: msg {} has no lines", path.display(), m.idx) };
+        assert!(a <= b, "{}: msg {} ends before it starts", path.display(), m.idx);
+        for l in a..=b {
+            if let Some(c) = covered.get_mut(l as usize) {
+                *c = true;
+            }
+        }
+    }
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i as u32 + 1, l))
+        .filter(|(n, l)| !l.trim().is_empty() && !covered[*n as usize] && !structural(l))
+        .map(|(n, l)| (n, l.to_string()))
+        .collect()
+}
+
+/// Resume a line-oriented parse at checkpoints of a full parse (at most `samples` of
+/// them, spread over the file) and check that the messages it yields are the full
+/// parse's messages from that point on. Returns how many checkpoints were tried.
+pub fn resumes_reproduce_the_full_parse(path: &Path, format: &'static dyn formats::Format, samples: usize) -> usize {
+    let full = formats::parse_file(path, Some(format)).expect("parses");
+    let mut first = formats::Input::open(path, None).unwrap();
+    let mut sink = formats::Collect::default();
+    format.parse(&mut first, &mut sink).unwrap();
+    let step = sink.checkpoints.len().div_ceil(samples.max(1)).max(1);
+    let checkpoints: Vec<_> = sink.checkpoints.into_iter().step_by(step).collect();
+    for cp in &checkpoints {
+        let resume = formats::Resume { checkpoint: cp.clone(), session: full.sessions[cp.session].meta.clone() };
+        let mut input = formats::Input::open(path, Some(resume)).unwrap();
+        let mut again = formats::Collect::default();
+        format.parse(&mut input, &mut again).unwrap();
+        for (s, msgs) in again.messages.iter().enumerate().skip(cp.session) {
+            let expected: Vec<_> =
+                full.sessions[s].messages.iter().filter(|m| s > cp.session || m.idx >= cp.next_idx).collect();
+            let got: Vec<_> = msgs.iter().collect();
+            assert_eq!(got, expected, "{}: resumed at line {} (session {})", path.display(), cp.line, cp.session);
+        }
+    }
+    checkpoints.len()
+}
