@@ -197,7 +197,6 @@ struct Parser {
     user: Option<Building>,
     reply: Option<Building>,
     preamble: Vec<PartLine>,
-    calls: u32,
 }
 
 impl Parser {
@@ -218,7 +217,6 @@ impl Parser {
             user: None,
             reply: None,
             preamble: Vec::new(),
-            calls: 0,
         }
     }
 
@@ -321,7 +319,7 @@ impl Parser {
             user.msg.end_line = Some(last_line);
             return Ok(());
         }
-        for (item, line) in classify(body, &mut self.calls) {
+        for (item, line) in classify(body) {
             let starts = match &item {
                 Item::Thinking(_) | Item::Text(_) => self.reply.as_ref().is_none_or(Building::has_content),
                 Item::Call(_) => self.reply.is_none(),
@@ -541,9 +539,9 @@ fn is_blank(seg: &Segment) -> bool {
     matches!(seg, Segment::Text(l) if l.iter().all(|l| l.text.trim().is_empty()))
 }
 
-fn new_call(n: &mut u32, line: u32, name: &str, input: serde_json::Value, command: Option<String>) -> Call {
-    *n += 1;
-    Call { id: format!("specstory-{n}-L{line}"), name: name.to_string(), input, command, result: None }
+/// A call named after the line it starts on, so that a resumed read names it alike.
+fn new_call(line: u32, name: &str, input: serde_json::Value, command: Option<String>) -> Call {
+    Call { id: format!("specstory-L{line}"), name: name.to_string(), input, command, result: None }
 }
 
 fn result(output: String, line: u32) -> CallResult {
@@ -558,28 +556,28 @@ fn result(output: String, line: u32) -> CallResult {
 }
 
 /// The items of an assistant part, each with the last source line it covers.
-fn classify(body: &[PartLine], n: &mut u32) -> Vec<(Item, u32)> {
+fn classify(body: &[PartLine]) -> Vec<(Item, u32)> {
     let first = body[0].at.line;
     let last = body[body.len() - 1].at.line;
     let only = body.len() == 1;
     let t0 = body[0].text.trim();
     if only && t0 == "Cancelled" {
-        let mut c = new_call(n, first, "cancelled", serde_json::Value::Null, None);
+        let mut c = new_call(first, "cancelled", serde_json::Value::Null, None);
         c.result =
             Some(CallResult { output: "Cancelled".into(), interrupted: true, line: Some(first), ..Default::default() });
         return vec![(Item::Call(c), last)];
     }
     if only && let Some(path) = t0.strip_prefix("Read file: ") {
-        let c = new_call(n, first, "read_file", json!({ "path": path.trim() }), None);
+        let c = new_call(first, "read_file", json!({ "path": path.trim() }), None);
         return vec![(Item::Call(c), last)];
     }
     if only && t0.starts_with("Model provided invalid arguments") {
-        let mut c = new_call(n, first, "unknown", serde_json::Value::Null, None);
+        let mut c = new_call(first, "unknown", serde_json::Value::Null, None);
         c.result = Some(CallResult { output: t0.to_string(), is_error: true, line: Some(first), ..Default::default() });
         return vec![(Item::Call(c), last)];
     }
     if let Some(rule) = t0.strip_prefix("### Rule: ") {
-        let mut c = new_call(n, first, "fetch_rules", json!({ "rule": rule.trim() }), None);
+        let mut c = new_call(first, "fetch_rules", json!({ "rule": rule.trim() }), None);
         c.result = Some(result(join(&body[1..]).trim().to_string(), last));
         return vec![(Item::Call(c), last)];
     }
@@ -587,13 +585,13 @@ fn classify(body: &[PartLine], n: &mut u32) -> Vec<(Item, u32)> {
     // Old-style tool bubbles: a part that is nothing but fenced blocks.
     match segs.as_slice() {
         [Segment::Fence { info, content, .. }] if is_shell_language(info) => {
-            let c = new_call(n, first, "run_terminal_cmd", json!({ "command": content }), Some(content.clone()));
+            let c = new_call(first, "run_terminal_cmd", json!({ "command": content }), Some(content.clone()));
             return vec![(Item::Call(c), last)];
         }
         [Segment::Fence { info, content, .. }, Segment::Fence { info: out_info, content: output, lines }]
             if is_shell_language(info) && !is_shell_language(out_info) =>
         {
-            let mut c = new_call(n, first, "run_terminal_cmd", json!({ "command": content }), Some(content.clone()));
+            let mut c = new_call(first, "run_terminal_cmd", json!({ "command": content }), Some(content.clone()));
             let end = lines.last().map_or(last, |l| l.at.line);
             c.result = Some(result(output.clone(), end));
             return vec![(Item::Call(c), last)];
@@ -609,7 +607,7 @@ fn classify(body: &[PartLine], n: &mut u32) -> Vec<(Item, u32)> {
         })
         .collect();
     if !diffs.is_empty() && diffs.len() == segs.len() {
-        let c = new_call(n, first, "edit_file", json!({ "diff": diffs.join("\n") }), None);
+        let c = new_call(first, "edit_file", json!({ "diff": diffs.join("\n") }), None);
         return vec![(Item::Call(c), last)];
     }
     let mut out = Vec::new();
@@ -635,12 +633,12 @@ fn classify(body: &[PartLine], n: &mut u32) -> Vec<(Item, u32)> {
             Segment::ToolUse(lines) => {
                 flush(&mut text, &mut out);
                 let end = lines.last().map_or(first, |l| l.at.line);
-                out.push((Item::Call(tool_use(lines, n)), end));
+                out.push((Item::Call(tool_use(lines)), end));
             }
             Segment::Details(lines) => {
                 flush(&mut text, &mut out);
                 let end = lines.last().map_or(first, |l| l.at.line);
-                out.push((Item::Call(details_tool(lines, n)), end));
+                out.push((Item::Call(details_tool(lines)), end));
             }
         }
     }
@@ -713,7 +711,7 @@ fn inline_code(s: &str) -> Option<&str> {
 
 /// A tool call from a body: the command (a shell fence or an inline `` `cmd` ``
 /// line), the output (the last other fenced block) and the description (other text).
-fn tool_from_body(name: &str, shell: bool, summary: &str, body: &[PartLine], n: &mut u32, first: u32) -> Call {
+fn tool_from_body(name: &str, shell: bool, summary: &str, body: &[PartLine], first: u32) -> Call {
     let segs = segments(body);
     let mut command: Option<String> = None;
     let mut output: Option<(String, u32)> = None;
@@ -759,7 +757,7 @@ fn tool_from_body(name: &str, shell: bool, summary: &str, body: &[PartLine], n: 
         }
         input.insert("description".into(), json!(d));
     }
-    let mut call = new_call(n, first, name, serde_json::Value::Object(input), command.filter(|_| shell));
+    let mut call = new_call(first, name, serde_json::Value::Object(input), command.filter(|_| shell));
     if let Some((out, line)) = output {
         call.result = Some(result(out, line));
     }
@@ -767,24 +765,24 @@ fn tool_from_body(name: &str, shell: bool, summary: &str, body: &[PartLine], n: 
 }
 
 /// A Markdown v2 `<tool-use data-tool-type=… data-tool-name=…>` block.
-fn tool_use(lines: &[PartLine], n: &mut u32) -> Call {
+fn tool_use(lines: &[PartLine]) -> Call {
     let tag = lines[0].text.as_str();
     let name = attr(tag, "data-tool-name").unwrap_or("tool");
     let kind = attr(tag, "data-tool-type").unwrap_or("");
     let shell = kind == "shell" || SHELL_TOOLS.contains(&name);
     let (summary, body) = summary_and_body(lines);
-    tool_from_body(name, shell, &summary, &body, n, lines[0].at.line)
+    tool_from_body(name, shell, &summary, &body, lines[0].at.line)
 }
 
 /// An old-style `<details><summary>…</summary>…</details>` tool bubble.
-fn details_tool(lines: &[PartLine], n: &mut u32) -> Call {
+fn details_tool(lines: &[PartLine]) -> Call {
     let (summary, body) = summary_and_body(lines);
     let first = lines[0].at.line;
     let last = lines.last().map_or(first, |l| l.at.line);
     if let Some(rest) = summary.strip_prefix("Tool use: **") {
         let (name, after) = rest.split_once("**").unwrap_or((rest, ""));
         let shell = SHELL_TOOLS.contains(&name) || after.contains("Run command: ");
-        return tool_from_body(name, shell, &summary, &body, n, first);
+        return tool_from_body(name, shell, &summary, &body, first);
     }
     let quoted = |s: &str| s.split('"').nth(1).map(str::to_string);
     let (name, input) = if let Some(rest) = summary.strip_prefix("Searched codebase") {
@@ -800,7 +798,7 @@ fn details_tool(lines: &[PartLine], n: &mut u32) -> Call {
     } else {
         ("tool", json!({ "summary": summary }))
     };
-    let mut call = new_call(n, first, name, input, None);
+    let mut call = new_call(first, name, input, None);
     let output = join(trim_blank(&body));
     if !output.trim().is_empty() {
         call.result = Some(result(output, last));
