@@ -1,0 +1,175 @@
+//! OpenHands: counts on every real V0 event list, observations joined to their
+//! actions (exit codes, the hung server), per-event folders read as one conversation,
+//! V1 SDK events, and that every event is a message, a result or known bookkeeping.
+
+mod common;
+
+use common::{call_counts, corpus, debrief, parse, real, real_files, rel};
+use debrief::formats;
+use debrief::model::{Origin, Role, Session};
+use serde_json::Value;
+
+/// (file, messages, calls, shell commands, failed calls, calls without result)
+const REAL: &[(&str, usize, usize, usize, usize, usize)] = &[
+    ("openhands/All-Hands-AI_OpenHands/basic.json", 3, 1, 0, 0, 0),
+    ("openhands/All-Hands-AI_OpenHands/basic_gui_mode.json", 6, 4, 2, 1, 0),
+    ("openhands/All-Hands-AI_OpenHands/basic_interactions.json", 6, 0, 0, 0, 0),
+    ("openhands/All-Hands-AI_OpenHands/wrong_initial_state.json", 5, 3, 1, 0, 0),
+];
+
+/// Every V0 event is bookkeeping, a message or the result of a call.
+fn events_are_all_there(name: &str, events: &[Value], s: &Session) {
+    let bookkeeping = ["agent_state_changed", "change_agent_state", "null"];
+    let calls: Vec<_> = s.messages.iter().flat_map(|m| &m.calls).collect();
+    for e in events {
+        let kind = e.get("action").or_else(|| e.get("observation")).and_then(Value::as_str).unwrap_or("");
+        if bookkeeping.contains(&kind) {
+            continue;
+        }
+        let id = e["id"].as_i64().unwrap();
+        let found = if e.get("action").is_some() {
+            let content = e["args"]["content"].as_str().or(e["message"].as_str()).unwrap_or("");
+            s.messages.iter().any(|m| m.text == content)
+                || calls.iter().any(|c| c.id == e["tool_call_metadata"]["tool_call_id"].as_str().unwrap_or("-"))
+        } else {
+            let content = e["content"].as_str().unwrap_or("");
+            calls.iter().any(|c| c.result.as_ref().is_some_and(|r| r.output.contains(content)))
+        };
+        assert!(found, "{name}: event {id} ({kind}) is nowhere");
+    }
+}
+
+#[test]
+fn every_real_event_list_parses_with_known_counts() {
+    let files = real_files("openhands");
+    assert_eq!(files.len(), REAL.len(), "a new real OpenHands file needs a row here: {files:?}");
+    for path in files {
+        let name = rel(&path);
+        let row = REAL.iter().find(|r| r.0 == name).unwrap_or_else(|| panic!("{name} has no row"));
+        let parsed = formats::parse_file(&path, None).unwrap_or_else(|e| panic!("{name}: {e:#}"));
+        assert_eq!(parsed.format.id(), "openhands", "{name}");
+        assert!(parsed.bad.is_empty() && parsed.unknown.is_empty(), "{name}: {:?}", parsed.unknown);
+        let s = &parsed.sessions[0];
+        assert_eq!(s.messages.len(), row.1, "{name}: messages");
+        assert_eq!(call_counts(s), (row.2, row.3, row.4, row.5), "{name}: calls/commands/failed/open");
+        assert!(s.messages.iter().all(|m| m.line.is_none() && m.timestamp.is_some()), "{name}");
+        let events: Vec<Value> = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        events_are_all_there(&name, &events, s);
+    }
+}
+
+#[test]
+fn the_hung_http_server() {
+    let s = &parse(&real("openhands/All-Hands-AI_OpenHands/basic_gui_mode.json"))[0];
+    assert_eq!(s.meta.model.as_deref(), Some("claude-3-5-sonnet-20241022"));
+    assert_eq!(s.meta.started.map(|t| t.to_rfc3339()).as_deref(), Some("2025-01-20T20:29:13.519638+00:00"));
+    let m = &s.messages[4];
+    assert_eq!(m.text, "Let's serve this application using a simple Python HTTP server:");
+    let c = &m.calls[0];
+    assert_eq!((c.id.as_str(), c.name.as_str()), ("toolu_01DwihWr4ooPZS1CGTLAWrFP", "execute_bash"));
+    assert_eq!(c.command.as_deref(), Some("cd /workspace/todo-app && python3 -m http.server 8000"));
+    let r = c.result.as_ref().unwrap();
+    assert_eq!(r.exit_code, Some(-1));
+    assert!(r.is_error, "OpenHands marked it unsuccessful");
+    assert!(r.output.starts_with("Serving HTTP on 0.0.0.0 port 8000"));
+    assert!(r.output.contains("[The command has no new output after 30 seconds."));
+    // The first command exited 0; file edits are calls without a command.
+    let first = s.messages[1].calls[0].result.as_ref().unwrap();
+    assert_eq!((first.exit_code, first.is_error), (Some(0), false));
+    assert_eq!(s.messages[2].calls[0].name, "str_replace_editor");
+    assert_eq!(s.messages[2].calls[0].command, None);
+    assert!(s.messages[5].text.starts_with("I've created a complete Vue.js todo application"));
+}
+
+#[test]
+fn sample_v0_trajectory() {
+    let parsed = formats::parse_file(&corpus("openhands/restock-crash.json"), None).unwrap();
+    assert_eq!(parsed.unknown.get("observation:gpu_stats"), Some(&1), "a new observation type is format drift");
+    let s = &parsed.sessions[0];
+    let shape: Vec<(Role, Origin, usize)> = s.messages.iter().map(|m| (m.role, m.origin, m.calls.len())).collect();
+    use Origin::*;
+    use Role::*;
+    assert_eq!(
+        shape,
+        [
+            (User, Typed, 0),
+            (System, Injected, 0), // the recalled workspace context
+            (Assistant, Typed, 1),
+            (Assistant, Typed, 2), // two calls of one LLM response
+            (Assistant, Typed, 1),
+            (Assistant, Typed, 1),
+            (Assistant, Typed, 1),
+            (Tool, ToolOutput, 0), // the unknown observation, kept
+            (Assistant, Typed, 0),
+        ]
+    );
+    let r = |m: usize, c: usize| s.messages[m].calls[c].result.clone().unwrap();
+    assert_eq!((r(2, 0).exit_code, r(2, 0).is_error), (Some(1), true));
+    assert!(r(2, 0).output.ends_with("'restock.toml'\n[The command completed with exit code 1.]"));
+    assert_eq!(r(3, 1).exit_code, Some(2));
+    assert_eq!(r(4, 0).exit_code, Some(-1));
+    assert!(r(5, 0).interrupted, "rejected by the user");
+    assert!(r(6, 0).is_error && r(6, 0).output.starts_with("BrowserUnavailableError"));
+    assert!(s.messages[8].text.starts_with("The job crashes because `restock.toml` does not exist"));
+}
+
+#[test]
+fn per_event_folders_are_one_conversation() {
+    // V0: sessions/<id>/events/<n>.json — any of its files reads the whole folder.
+    let dir = corpus("openhands/sessions/5b0e9c1d2f3a4b6c8d7e9f0a1b2c3d4e");
+    let s = &parse(&dir.join("events/2.json"))[0];
+    assert_eq!(s.meta.id, "5b0e9c1d2f3a4b6c8d7e9f0a1b2c3d4e");
+    assert_eq!(s.messages.len(), 3);
+    assert_eq!(s.messages[1].calls[0].command.as_deref(), Some("make sync-suppliers"));
+    assert_eq!(s.messages[1].calls[0].result.as_ref().unwrap().output, "synced 14 suppliers");
+
+    // V1: conversations/<id>/events/event-<n>-<uuid>.json.
+    let conv = corpus("openhands/conversations/c7a1d2e3f4b5c6d7e8f9a0b1c2d3e4f5/events");
+    let first = std::fs::read_dir(&conv).unwrap().filter_map(Result::ok).map(|e| e.path()).min().unwrap();
+    let parsed = formats::parse_file(&first, None).unwrap();
+    assert_eq!(parsed.unknown.get("BrowserScreenshotEvent"), Some(&1));
+    let s = &parsed.sessions[0];
+    assert_eq!(s.meta.id, "c7a1d2e3f4b5c6d7e8f9a0b1c2d3e4f5");
+    let shape: Vec<(Role, usize)> = s.messages.iter().map(|m| (m.role, m.calls.len())).collect();
+    assert_eq!(
+        shape,
+        [
+            (Role::System, 0),
+            (Role::User, 0),
+            (Role::Assistant, 1),
+            (Role::Assistant, 2),
+            (Role::Assistant, 1),
+            (Role::System, 0),
+            (Role::Assistant, 0)
+        ]
+    );
+    let run = &s.messages[2];
+    assert_eq!(run.thinking, "Start with the failing target.");
+    let r = run.calls[0].result.as_ref().unwrap();
+    assert_eq!(
+        (run.calls[0].command.as_deref(), r.exit_code, r.is_error),
+        (Some("make test ONLY=orders"), Some(2), true)
+    );
+    assert!(r.output.starts_with("FAILED tests/test_orders.py::test_place_order"));
+    let grep = &s.messages[3].calls[1];
+    assert_eq!(grep.result.as_ref().unwrap().output, "Terminal session was reset while the command was running");
+    let rejected = s.messages[4].calls[0].result.as_ref().unwrap();
+    assert!(rejected.interrupted && rejected.output.starts_with("Don't change suppliers.py"));
+}
+
+#[test]
+fn indexing_a_folder_reads_each_event_folder_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = tmp.path().join("ix");
+    let out = debrief(&ix).arg("index").arg(corpus("openhands")).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    // The trajectory, the V0 folder and the V1 folder: three conversations. The event
+    // cache pages and the side files are not sessions of their own.
+    assert!(err.contains("3 sessions"), "{err}");
+    let out = debrief(&ix).args(["search", "synced 14 suppliers", "--json"]).output().unwrap();
+    let hits: Vec<Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0]["session"], "5b0e9c1d2f3a4b6c8d7e9f0a1b2c3d4e");
+}
