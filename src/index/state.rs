@@ -43,6 +43,29 @@ pub struct FileState {
     /// Sparse restart points, oldest first (line-oriented formats only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checkpoints: Vec<Checkpoint>,
+    /// Records of a type or shape the parser did not know (format drift), per kind,
+    /// counted over the whole file: a re-read replaces them, an append adds the
+    /// records after the old end.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub unknown: BTreeMap<String, u64>,
+    /// The agent version the file's sessions were written with, when it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_version: Option<String>,
+}
+
+/// Format drift seen in the indexed files: unknown record kinds per format and agent
+/// version, with how many records and files show them.
+pub fn drift(state: &State) -> BTreeMap<(String, String, String), (u64, usize)> {
+    let mut out: BTreeMap<(String, String, String), (u64, usize)> = BTreeMap::new();
+    for fs in state.files.values() {
+        for (kind, n) in &fs.unknown {
+            let key = (fs.format.clone(), fs.agent_version.clone().unwrap_or_default(), kind.clone());
+            let e = out.entry(key).or_default();
+            e.0 += n;
+            e.1 += 1;
+        }
+    }
+    out
 }
 
 /// Size and mtime of a file as the index compares them.

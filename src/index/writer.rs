@@ -206,6 +206,10 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
         };
         let read_from = resume.as_ref().map_or(0, |r| r.checkpoint.offset);
         let mut job = FileJob::new(&writer, f, &c.path, format, &opts.detectors, owned.clone(), old_records);
+        // An append re-reads a little before the old end; drift there was counted then.
+        let old_state = state.files.get(&c.path).filter(|_| owned.is_some());
+        job.unknown_from = old_state.map_or(0, |s| s.consumed);
+        job.seen_offset = read_from;
         let outcome = read_file(&c.path, format, resume, &mut job);
         let (metas, input_state) = match outcome {
             Ok(v) => v,
@@ -224,9 +228,12 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
             bad_count += 1;
             summary.bad.push((c.path.clone(), b));
         }
+        let mut unknown = old_state.map(|s| s.unknown.clone()).unwrap_or_default();
         for ((version, kind), n) in result.unknown {
+            *unknown.entry(kind.clone()).or_default() += n;
             *summary.unknown.entry((format.id().to_string(), version, kind)).or_default() += n;
         }
+        let agent_version = result.agent_version.or_else(|| old_state.and_then(|s| s.agent_version.clone()));
         if pending_tail {
             summary.pending_tails += 1;
         }
@@ -257,6 +264,8 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
                 bad: bad_count,
                 pending_tail,
                 checkpoints,
+                unknown,
+                agent_version,
             },
         );
         if owned.is_some() {
@@ -425,6 +434,7 @@ struct SessionWork {
 struct JobResult {
     bad: Vec<BadRecord>,
     unknown: HashMap<(String, String), u64>,
+    agent_version: Option<String>,
     checkpoints: Vec<Checkpoint>,
     sessions_written: usize,
     messages_written: u64,
@@ -445,6 +455,10 @@ struct FileJob<'w> {
     tags: HashMap<(usize, u32), Vec<String>>,
     bad: Vec<BadRecord>,
     unknown: HashMap<String, u64>,
+    /// Unknown records are counted from this byte offset on (the old end on appends).
+    unknown_from: u64,
+    /// How far the parser has got, as far as its messages and checkpoints tell.
+    seen_offset: u64,
     checkpoints: Vec<Checkpoint>,
     text_buf: String,
     error: Option<anyhow::Error>,
@@ -472,6 +486,8 @@ impl<'w> FileJob<'w> {
             tags: HashMap::new(),
             bad: Vec::new(),
             unknown: HashMap::new(),
+            unknown_from: 0,
+            seen_offset: 0,
             checkpoints: Vec::new(),
             text_buf: String::new(),
             error: None,
@@ -592,7 +608,8 @@ impl<'w> FileJob<'w> {
         let mut sessions_written = 0;
         let mut messages_written = 0;
         let mut findings = 0;
-        let version_of = metas.first().and_then(|m| m.agent_version.clone()).unwrap_or_default();
+        // The newest version the file names (multi-session files span upgrades).
+        let version_of = metas.iter().rev().find_map(|m| m.agent_version.clone()).unwrap_or_default();
         let first = self.owned.as_ref().map_or(0, |o| o.session);
         for (i, mut meta) in metas.into_iter().enumerate() {
             let ordinal = first + i;
@@ -621,6 +638,7 @@ impl<'w> FileJob<'w> {
         Ok(JobResult {
             bad: self.bad,
             unknown,
+            agent_version: Some(version_of).filter(|v| !v.is_empty()),
             checkpoints: self.checkpoints,
             sessions_written,
             messages_written,
@@ -654,6 +672,7 @@ impl<'w> FileJob<'w> {
 
 impl Sink for FileJob<'_> {
     fn message(&mut self, session: usize, msg: Message) -> Result<()> {
+        self.seen_offset = self.seen_offset.max(msg.offset.unwrap_or(0));
         // A new session in the file settles the previous ones.
         for s in 0..session.min(self.sessions.len()) {
             self.finish_session(s)?;
@@ -669,10 +688,13 @@ impl Sink for FileJob<'_> {
     }
 
     fn unknown(&mut self, kind: &str) {
-        *self.unknown.entry(kind.to_string()).or_default() += 1;
+        if self.seen_offset >= self.unknown_from {
+            *self.unknown.entry(kind.to_string()).or_default() += 1;
+        }
     }
 
     fn checkpoint(&mut self, cp: Checkpoint) {
+        self.seen_offset = self.seen_offset.max(cp.offset);
         if self.owned_from(cp.session).is_some_and(|from| cp.next_idx >= from) {
             state::add_checkpoint(&mut self.checkpoints, cp);
         }
