@@ -53,6 +53,14 @@ pub enum Command {
     Detect(DetectArgs),
     /// List the detectors, or print one's documentation
     Detectors(DetectorsArgs),
+    /// Show where each agent keeps its sessions, what is indexed, and format drift
+    #[command(after_help = "For every agent's default folder: whether it exists, how many candidate files and\n\
+                            bytes it holds, and how many of them the index has read. Then the record types\n\
+                            the parsers did not know (format drift), per format and agent version, from\n\
+                            the indexed files: a new agent version that adds a record type shows here\n\
+                            instead of its data going missing silently.\n\n\
+                            Examples:\n  debrief sources\n  debrief sources --json")]
+    Sources(SourcesArgs),
 }
 
 #[derive(Args, Debug)]
@@ -182,4 +190,11 @@ pub struct DetectArgs {
 pub struct DetectorsArgs {
     /// Print this detector's documentation
     pub id: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct SourcesArgs {
+    /// One JSON document with the folders, the formats without a folder, and the drift
+    #[arg(long)]
+    pub json: bool,
 }

@@ -22,5 +22,6 @@ pub fn run(cli: &Cli) -> anyhow::Result<i32> {
         Command::Sessions(a) => commands::sessions::run(cli, a),
         Command::Detect(a) => commands::detect::run(cli, a),
         Command::Detectors(a) => commands::detectors::run(cli, a),
+        Command::Sources(a) => commands::sources::run(cli, a),
     }
 }

@@ -74,6 +74,30 @@ pub fn default_sources() -> Vec<Source> {
         out.push(Source { agent: "opencode", path: dir.join("storage").join("session"), from_env });
         out.push(Source { agent: "opencode", path: dir.join("opencode.db"), from_env });
     }
+    // OpenHands: the agent SDK / CLI keeps `~/.openhands/conversations/<id>/events/`,
+    // the V0 server its file store's `sessions/<id>/events/` (`FILE_STORE_PATH`).
+    if let Some(h) = &home {
+        out.push(Source { agent: "openhands", path: h.join(".openhands").join("conversations"), from_env: None });
+    }
+    match (std::env::var_os("FILE_STORE_PATH").map(PathBuf::from), &home) {
+        (Some(dir), _) => {
+            out.push(Source { agent: "openhands", path: dir.join("sessions"), from_env: Some("FILE_STORE_PATH") })
+        }
+        (None, Some(h)) => {
+            out.push(Source { agent: "openhands", path: h.join(".openhands").join("sessions"), from_env: None })
+        }
+        _ => {}
+    }
+    // mini-swe-agent saves its last run in its config folder (platformdirs).
+    let mini = std::env::var_os("MSWEA_GLOBAL_CONFIG_DIR").map(PathBuf::from);
+    let config = directories::BaseDirs::new().map(|d| d.config_dir().join("mini-swe-agent"));
+    match (mini, config) {
+        (Some(dir), _) => {
+            out.push(Source { agent: "openai-chat", path: dir, from_env: Some("MSWEA_GLOBAL_CONFIG_DIR") })
+        }
+        (None, Some(dir)) => out.push(Source { agent: "openai-chat", path: dir, from_env: None }),
+        _ => {}
+    }
     out.extend(vscode_extension_sources(home.as_deref()));
     out
 }
@@ -106,6 +130,16 @@ fn vscode_extension_sources(home: Option<&Path>) -> Vec<Source> {
         }
     }
     out
+}
+
+/// Formats whose sessions live with each project, not in a folder of the agent's own:
+/// `debrief index` cannot find them by itself, so they are named here for people.
+pub fn without_default_folder() -> &'static [(&'static str, &'static str)] {
+    &[
+        ("aider", ".aider.chat.history.md in the root of each project aider ran in"),
+        ("specstory", ".specstory/history/*.md in each project"),
+        ("swe-agent", "*.traj under trajectories/ where SWE-agent ran"),
+    ]
 }
 
 /// File names worth sniffing inside folders. Files named explicitly are always tried.

@@ -7,6 +7,7 @@ pub mod index;
 pub mod search;
 pub mod sessions;
 pub mod show;
+pub mod sources;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

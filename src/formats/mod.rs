@@ -15,8 +15,8 @@ pub mod codex;
 pub mod gemini;
 pub mod markdown;
 pub mod openai_chat;
-pub mod openhands;
 pub mod opencode;
+pub mod openhands;
 pub mod specstory;
 pub mod swe_agent;
 
