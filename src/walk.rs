@@ -151,9 +151,13 @@ fn worth_sniffing(path: &Path) -> bool {
 
 /// Folders whose files are read through another file, never on their own: OpenCode's
 /// `storage/message/` and `storage/part/` (and `storage/session/{message,part}/` of the
-/// older layout) belong to the session file that names them.
+/// older layout) belong to the session file that names them; OpenHands' `event_cache/`
+/// pages repeat the conversation's `events/` folder beside them.
 fn read_through_another_file(dir: &Path) -> bool {
     let Some(name) = dir.file_name() else { return false };
+    if name == "event_cache" {
+        return dir.parent().is_some_and(|conv| conv.join("events").is_dir());
+    }
     if name != "message" && name != "part" {
         return false;
     }
@@ -256,8 +260,7 @@ pub fn discover(roots: &[PathBuf], explicit: bool, problems: &mut Vec<(PathBuf, 
 /// OpenHands keeps a conversation as one JSON file per event in an `events/` folder.
 /// Found in a folder walk, the folder becomes one candidate: its first event file,
 /// with the folder's total size and latest mtime, so that a new event makes the
-/// index read the conversation again (the OpenHands parser reads the siblings). The
-/// `event_cache/` pages beside such a folder repeat its events and are skipped.
+/// index read the conversation again (the OpenHands parser reads the siblings).
 fn collapse_event_folders(out: &mut Vec<Candidate>) {
     use crate::formats::openhands::event_folder_index;
     let mut firsts: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
@@ -268,13 +271,6 @@ fn collapse_event_folders(out: &mut Vec<Candidate>) {
             continue;
         }
         let Some(dir) = c.path.parent().map(Path::to_path_buf) else { continue };
-        if dir.file_name().is_some_and(|n| n == "event_cache")
-            && dir.parent().is_some_and(|conv| conv.join("events").is_dir())
-            && c.path.file_stem().and_then(|s| s.to_str()).is_some_and(is_cache_page)
-        {
-            keep[i] = false;
-            continue;
-        }
         let Some(n) = event_folder_index(&c.path) else { continue };
         match firsts.get(&dir).copied() {
             None => {
@@ -299,11 +295,4 @@ fn collapse_event_folders(out: &mut Vec<Candidate>) {
         i += 1;
         keep[i - 1]
     });
-}
-
-/// `0-25` — an OpenHands event cache page.
-fn is_cache_page(stem: &str) -> bool {
-    stem.split_once('-').is_some_and(|(a, b)| {
-        !a.is_empty() && !b.is_empty() && a.bytes().all(|c| c.is_ascii_digit()) && b.bytes().all(|c| c.is_ascii_digit())
-    })
 }

@@ -34,6 +34,10 @@ fn every_format_in_one_folder_indexes_in_one_run() {
     let mixed = tmp.path().join("mixed");
     copy_tree(&root().join("../shared/corpus-real"), &mixed.join("real"));
     copy_tree(&corpus(""), &mixed.join("samples"));
+    // OpenCode's database sample is kept as SQL; the agent writes a SQLite file.
+    let db = rusqlite::Connection::open(mixed.join("samples/opencode-db/opencode.db")).unwrap();
+    db.execute_batch(&fs::read_to_string(corpus("opencode-db/opencode.sql")).unwrap()).unwrap();
+    drop(db);
     let ix = tmp.path().join("ix");
 
     let out = debrief(&ix).arg("index").arg(&mixed).output().unwrap();

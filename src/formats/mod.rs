@@ -359,9 +359,6 @@ pub struct Assembler {
     pending: VecDeque<Pending>,
     /// call id → idx of the message holding the call, for calls still open.
     open_calls: HashMap<String, u32>,
-    /// Whole-document formats: messages carry no source lines and no checkpoints are
-    /// emitted (the file is re-read whole when it changes).
-    document: bool,
 }
 
 struct Pending {
@@ -372,20 +369,7 @@ struct Pending {
 
 impl Assembler {
     pub fn new(session: usize, next_idx: u32) -> Assembler {
-        Assembler {
-            session,
-            next_idx: next_idx.max(1),
-            pending: VecDeque::new(),
-            open_calls: HashMap::new(),
-            document: false,
-        }
-    }
-
-    /// An assembler for a whole-document format (one JSON document): `line`,
-    /// `end_line` and `offset` stay unset, as the contract wants for such formats, and
-    /// no checkpoints are emitted, since a document cannot be resumed in the middle.
-    pub fn for_document() -> Assembler {
-        Assembler { document: true, ..Assembler::new(0, 1) }
+        Assembler { session, next_idx: next_idx.max(1), pending: VecDeque::new(), open_calls: HashMap::new() }
     }
 
     pub fn from_resume(resume: Option<&Resume>) -> Assembler {
@@ -444,7 +428,7 @@ impl Assembler {
     /// everything before it is settled.
     pub fn push(&mut self, mut msg: Message, merge_key: Option<String>, at: At, sink: &mut dyn Sink) -> Result<u32> {
         self.flush(sink)?;
-        if !self.document && self.pending.iter().all(|p| p.open == 0) {
+        if self.pending.iter().all(|p| p.open == 0) {
             sink.checkpoint(Checkpoint {
                 offset: at.offset,
                 line: at.line,
@@ -456,11 +440,11 @@ impl Assembler {
         let idx = self.next_idx;
         self.next_idx += 1;
         msg.idx = idx;
-        if !self.document && msg.line.is_none() {
+        if msg.line.is_none() {
             msg.line = Some(at.line);
             msg.offset = Some(at.offset);
         }
-        if !self.document && msg.end_line.is_none() {
+        if msg.end_line.is_none() {
             msg.end_line = msg.line;
         }
         let mut open = 0;

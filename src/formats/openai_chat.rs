@@ -25,7 +25,7 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::markdown::{fenced_blocks, is_shell_language};
-use super::{Assembler, At, Format, Input, Sink, json_reason, orphan_result_message};
+use super::{Assembler, At, Format, Input, NoRestart, Sink, json_reason, orphan_result_message};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
 
 pub struct OpenAiChat;
@@ -66,6 +66,9 @@ impl Format for OpenAiChat {
     }
 
     fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+        // One JSON document: no line numbers, no restart points (re-read whole).
+        let mut sink = NoRestart::whole_document(sink);
+        let sink: &mut dyn Sink = &mut sink;
         let bytes = input.read_all()?;
         let doc: Value = match serde_json::from_slice(&bytes) {
             Ok(v) => v,
@@ -100,7 +103,7 @@ impl Format for OpenAiChat {
             meta.agent_version = str_at(info, &["mini_version"]);
             meta.model = str_at(info, &["config", "model", "model_name"]);
         }
-        let mut asm = Assembler::for_document();
+        let mut asm = Assembler::new(0, 1);
         let mut conv = Conversation { mini, pending_action: None, typed_users: 0, n: 0, exited: false };
         for (i, m) in messages.iter().enumerate() {
             conv.message(&mut asm, m, i, sink)?;

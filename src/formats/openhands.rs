@@ -38,7 +38,7 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::openai_chat::content_text;
-use super::{Assembler, At, Format, Input, Sink, json_reason, orphan_result_message, parse_time};
+use super::{Assembler, At, Format, Input, NoRestart, Sink, json_reason, orphan_result_message, parse_time};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
 
 pub struct OpenHands;
@@ -108,12 +108,16 @@ impl Format for OpenHands {
         .iter()
         .any(|k| compact.contains(k));
         if !v0 && !v1 {
-            return 0;
+            // An event of a kind not known yet, inside a conversation's events folder.
+            return if event_folder_index(path).is_some() && compact.contains("\"kind\":") { 60 } else { 0 };
         }
         if event_folder_index(path).is_some() { 90 } else { 80 }
     }
 
     fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+        // One JSON document: no line numbers, no restart points (re-read whole).
+        let mut sink = NoRestart::whole_document(sink);
+        let sink: &mut dyn Sink = &mut sink;
         let path = input.path().to_path_buf();
         let bytes = input.read_all()?;
         let mut meta = SessionMeta {
@@ -146,7 +150,7 @@ impl Format for OpenHands {
             },
         };
         let mut conv = Conversation::default();
-        let mut asm = Assembler::for_document();
+        let mut asm = Assembler::new(0, 1);
         for (i, e) in events.iter().enumerate() {
             let Some(obj) = e.as_object() else {
                 sink.bad(BadRecord { line: None, reason: format!("event {} is not an object", i + 1) });

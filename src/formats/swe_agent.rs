@@ -24,7 +24,7 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::openai_chat::{content_text, exit_message, stem, str_at, tool_calls};
-use super::{Assembler, At, Format, Input, Sink, json_reason, orphan_result_message};
+use super::{Assembler, At, Format, Input, NoRestart, Sink, json_reason, orphan_result_message};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
 
 pub struct SweAgent;
@@ -86,6 +86,9 @@ impl Format for SweAgent {
     }
 
     fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+        // One JSON document: no line numbers, no restart points (re-read whole).
+        let mut sink = NoRestart::whole_document(sink);
+        let sink: &mut dyn Sink = &mut sink;
         let bytes = input.read_all()?;
         let doc: Value = match serde_json::from_slice(&bytes) {
             Ok(v) => v,
@@ -110,7 +113,7 @@ impl Format for SweAgent {
         if let Some(dir) = steps.iter().find_map(|s| working_dir(s.get("state"))) {
             meta.saw_cwd(&dir);
         }
-        let mut asm = Assembler::for_document();
+        let mut asm = Assembler::new(0, 1);
         let history = doc.get("history").and_then(Value::as_array).filter(|h| !h.is_empty());
         let messages = match history {
             Some(h) => read_history(h, steps, sink),
