@@ -153,7 +153,7 @@ fn parse_display_time(date: &str, clock: &str) -> Option<DateTime<Utc>> {
     if let Some(c) = clock.strip_suffix('Z') {
         return NaiveDateTime::parse_from_str(&format!("{date} {c}"), "%Y-%m-%d %H:%M:%S").ok().map(|n| n.and_utc());
     }
-    if clock.len() > 8 {
+    if clock.len() > 8 && clock.is_char_boundary(8) {
         let (c, zone) = clock.split_at(8);
         if let Ok(t) = DateTime::parse_from_str(&format!("{date} {c}{zone}"), "%Y-%m-%d %H:%M:%S%z") {
             return Some(t.with_timezone(&Utc));
@@ -824,5 +824,7 @@ mod tests {
         assert_eq!(h.model.as_deref(), Some("gpt-5"));
         assert!(role_header("_**Note**_").is_none());
         assert!(role_header("**User**").is_none());
+        // Not a time: no panic on a multi-byte character where the zone would start.
+        assert!(role_header("_**Agent (2025-01-01 12:00:0é)**_").is_some_and(|h| h.time.is_none()));
     }
 }
