@@ -21,7 +21,7 @@ pub fn run(cli: &Cli, args: &IndexArgs) -> Result<i32> {
         let roots: Vec<_> = walk::default_sources().into_iter().map(|s| s.path).filter(|p| p.exists()).collect();
         if roots.is_empty() && !args.quiet {
             eprintln!(
-                "debrief: no agent folder found (looked for ~/.claude/projects and ~/.codex/sessions); name a folder: debrief index PATH"
+                "debrief: no agent folder found (`debrief sources` lists where each agent keeps its sessions); name a folder: debrief index PATH"
             );
         }
         (roots, false)
