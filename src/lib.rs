@@ -8,6 +8,7 @@ pub mod detect;
 pub mod formats;
 pub mod index;
 pub mod model;
+pub mod redact;
 pub mod shell;
 pub mod walk;
 

@@ -1,0 +1,745 @@
+//! Redaction of secrets, hosts, addresses and user names: the one function every export
+//! goes through (`report` now; `show`, `search` snippets and `--json` can use it too).
+//!
+//! What is replaced, and by what:
+//! - API keys, tokens, private keys, JWTs: `[REDACTED:<rule id>]`. The rules are data:
+//!   a subset of gitleaks' maintained rule set (`src/redact/gitleaks.toml`, MIT, see the
+//!   header there) plus our own for what gitleaks misses (`src/redact/builtin.toml`).
+//! - `password=…`/`token: …` assignments and `--password X` flags: the value.
+//! - hosts: `ssh root@gpu-7` → `root@[REDACTED]`, URL hosts and credentials
+//!   (`postgres://[USER]:[REDACTED]@[REDACTED]:5432/db`); well-known public hosts
+//!   (github.com, pypi.org, …) and localhost stay.
+//! - IPv4/IPv6 addresses → `[REDACTED]` (loopback and 0.0.0.0 stay; version numbers are
+//!   not addresses); e-mail addresses → `[EMAIL]`;
+//!   home folders `/home/ann/` → `/home/[USER]/`; the session's own user and host names
+//!   wherever they appear.
+//!
+//! Ordinary text is left alone: commit hashes, UUIDs, paths inside the project and
+//! version numbers match none of the rules (tests pin that).
+//!
+//! Speed: every rule has a cheap trigger (its keywords, or a literal such as `@` or
+//! `://`) and one [`RegexSet`] of the triggers tells which rules can match a text, so a
+//! line without any trigger costs one scan; only the triggered rules run their full
+//! regex. Matches of all rules are collected and the earliest, longest one wins where
+//! they overlap, so one pass produces the result.
+
+use std::borrow::Cow;
+use std::net::{Ipv4Addr, Ipv6Addr};
+use std::path::Path;
+use std::sync::LazyLock;
+
+use anyhow::{Context, Result};
+use regex::{Captures, Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use serde::Deserialize;
+
+use crate::model::Session;
+
+/// What a redacted host or address becomes (the seeds' spelling).
+pub const HOST: &str = "[REDACTED]";
+/// What a personal user name becomes.
+pub const USER: &str = "[USER]";
+/// What an e-mail address becomes.
+pub const EMAIL: &str = "[EMAIL]";
+
+const GITLEAKS_RULES: &str = include_str!("redact/gitleaks.toml");
+const BUILTIN_RULES: &str = include_str!("redact/builtin.toml");
+
+/// Accounts that name a role, not a person: they stay (`root@[REDACTED]`).
+const GENERIC_USERS: &[&str] = &[
+    "root",
+    "ubuntu",
+    "ec2-user",
+    "admin",
+    "git",
+    "debian",
+    "centos",
+    "fedora",
+    "azureuser",
+    "opc",
+    "core",
+    "pi",
+    "user",
+    "runner",
+    "postgres",
+    "mysql",
+    "redis",
+    "www-data",
+    "nobody",
+    "noreply",
+    "no-reply",
+    "shared",
+    "public",
+    "default",
+    "guest",
+];
+
+/// Public hosts whose names reveal nothing about the user (suffix match on a dot
+/// boundary). Everything else in a URL or ssh target is redacted.
+const PUBLIC_HOSTS: &[&str] = &[
+    "github.com",
+    "githubusercontent.com",
+    "github.io",
+    "gitlab.com",
+    "bitbucket.org",
+    "pypi.org",
+    "pythonhosted.org",
+    "python.org",
+    "crates.io",
+    "docs.rs",
+    "rust-lang.org",
+    "npmjs.com",
+    "npmjs.org",
+    "yarnpkg.com",
+    "huggingface.co",
+    "hf.co",
+    "docker.io",
+    "docker.com",
+    "ghcr.io",
+    "nvidia.com",
+    "pytorch.org",
+    "go.dev",
+    "golang.org",
+    "google.com",
+    "microsoft.com",
+    "apple.com",
+    "anthropic.com",
+    "claude.ai",
+    "openai.com",
+    "stackoverflow.com",
+    "wikipedia.org",
+    "readthedocs.io",
+    "readthedocs.org",
+    "mozilla.org",
+    "example.com",
+    "example.org",
+    "example.net",
+    "debian.org",
+    "ubuntu.com",
+    "kernel.org",
+    "apache.org",
+    "w3.org",
+    "json-schema.org",
+    "arxiv.org",
+];
+
+/// One rule as written in the TOML rule files (gitleaks' field names).
+#[derive(Debug, Deserialize)]
+struct RuleSpec {
+    id: String,
+    regex: String,
+    #[serde(rename = "secretGroup")]
+    secret_group: Option<usize>,
+    entropy: Option<f64>,
+    #[serde(default)]
+    keywords: Vec<String>,
+    #[serde(default)]
+    allow: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RuleFile {
+    rules: Vec<RuleSpec>,
+}
+
+/// How a rule turns a match into replacement text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    /// A secret: its group becomes `[REDACTED:id]`.
+    Secret,
+    /// A user-supplied pattern: its group becomes `[REDACTED]`.
+    Extra,
+    /// `user@host`: e-mail address or ssh/scp target.
+    UserAtHost,
+    /// `ssh [options] host` without a user.
+    SshHost,
+    /// `scheme://[user[:password]@]host`.
+    Url,
+    Ipv4,
+    Ipv6,
+    /// `/home/ann`, `/Users/ann`, `C:\Users\ann`.
+    Home,
+    /// The session's own user or host name as a word.
+    Name,
+}
+
+struct Rule {
+    id: String,
+    kind: Kind,
+    regex: Regex,
+    group: Option<usize>,
+    entropy: Option<f64>,
+    allow: Vec<Regex>,
+}
+
+/// One replacement: bytes `start..end` of the input become `with`.
+struct Hit {
+    start: usize,
+    end: usize,
+    with: String,
+}
+
+/// A compiled set of redaction rules. Build once ([`Redactor::builtin`] is shared),
+/// use for every text of an export.
+pub struct Redactor {
+    rules: Vec<Rule>,
+    triggers: RegexSet,
+}
+
+static BUILTIN: LazyLock<Redactor> = LazyLock::new(|| {
+    // The rule files are compiled into the binary and a unit test compiles them, so a
+    // failure here is a build defect, not a user error.
+    Redactor::new(&[], &[]).expect("the built-in redaction rules compile (tested)")
+});
+
+/// Redact `text` with the built-in rules.
+pub fn redact(text: &str) -> Cow<'_, str> {
+    BUILTIN.redact(text)
+}
+
+impl Redactor {
+    /// The built-in rules, compiled once per process.
+    pub fn builtin() -> &'static Redactor {
+        &BUILTIN
+    }
+
+    /// The built-in rules plus `extra` regexes (each redacts its first group, or the
+    /// whole match, as `[REDACTED]`) and `names` (the session's user and host names,
+    /// redacted wherever they appear as a word).
+    pub fn new(extra: &[String], names: &[(String, &'static str)]) -> Result<Redactor> {
+        let mut rules = Vec::new();
+        let mut triggers = Vec::new();
+        for (file, text) in [("gitleaks.toml", GITLEAKS_RULES), ("builtin.toml", BUILTIN_RULES)] {
+            let parsed: RuleFile = toml::from_str(text).with_context(|| format!("reading redaction rules {file}"))?;
+            for spec in parsed.rules {
+                let regex = compile(&spec.regex).with_context(|| format!("rule {} in {file}", spec.id))?;
+                let trigger = if spec.keywords.is_empty() {
+                    spec.regex.clone()
+                } else {
+                    let alts: Vec<String> = spec.keywords.iter().map(|k| regex::escape(k)).collect();
+                    format!("(?i){}", alts.join("|"))
+                };
+                let allow = spec.allow.iter().map(|a| compile(a)).collect::<Result<Vec<_>>>()?;
+                triggers.push(trigger);
+                rules.push(Rule {
+                    id: spec.id,
+                    kind: Kind::Secret,
+                    regex,
+                    group: spec.secret_group,
+                    entropy: spec.entropy,
+                    allow,
+                });
+            }
+        }
+        for (kind, id, re, trigger) in structural_rules() {
+            triggers.push(trigger.to_string());
+            rules.push(Rule {
+                id: id.to_string(),
+                kind,
+                regex: compile(re)?,
+                group: None,
+                entropy: None,
+                allow: vec![],
+            });
+        }
+        for (i, pattern) in extra.iter().enumerate() {
+            let regex = compile(pattern).with_context(|| format!("redaction pattern `{pattern}`"))?;
+            triggers.push(pattern.clone());
+            rules.push(Rule {
+                id: format!("extra-{}", i + 1),
+                kind: Kind::Extra,
+                regex,
+                group: None,
+                entropy: None,
+                allow: vec![],
+            });
+        }
+        for (name, with) in names {
+            if name.chars().count() < 3 || is_generic_user(name) {
+                continue;
+            }
+            let re = format!(r"(?i)\b{}\b", regex::escape(name));
+            triggers.push(format!("(?i){}", regex::escape(name)));
+            rules.push(Rule {
+                id: (*with).to_string(),
+                kind: Kind::Name,
+                regex: compile(&re)?,
+                group: None,
+                entropy: None,
+                allow: vec![],
+            });
+        }
+        let triggers = RegexSetBuilder::new(&triggers)
+            .size_limit(64 << 20)
+            .dfa_size_limit(64 << 20)
+            .build()
+            .context("building the redaction pre-filter")?;
+        Ok(Redactor { rules, triggers })
+    }
+
+    /// A redactor for one session: the built-in rules, the user's extra patterns (one
+    /// regex per line of `patterns_file`, `#` comments), and the session's user and
+    /// host names.
+    pub fn for_session(session: &Session, patterns_file: Option<&Path>) -> Result<Redactor> {
+        let extra = match patterns_file {
+            Some(p) => read_patterns(p)?,
+            None => Vec::new(),
+        };
+        let mut names = Vec::new();
+        if let Some(u) = &session.meta.user {
+            names.push((u.clone(), USER));
+        }
+        if let Some(h) = &session.meta.host {
+            names.push((h.clone(), HOST));
+        }
+        Redactor::new(&extra, &names)
+    }
+
+    /// Number of rules (secrets, structural, extra, names).
+    pub fn rule_count(&self) -> usize {
+        self.rules.len()
+    }
+
+    /// Number of secret rules from the vendored gitleaks set and our own rule file.
+    pub fn secret_rule_count(&self) -> usize {
+        self.rules.iter().filter(|r| r.kind == Kind::Secret).count()
+    }
+
+    /// `text` with everything sensitive replaced; borrowed when nothing was.
+    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if text.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        let triggered = self.triggers.matches(text);
+        if !triggered.matched_any() {
+            return Cow::Borrowed(text);
+        }
+        let mut hits = Vec::new();
+        for i in triggered.iter() {
+            let rule = &self.rules[i];
+            for caps in rule.regex.captures_iter(text) {
+                if let Some(hit) = rule.hit(text, &caps) {
+                    hits.push(hit);
+                }
+            }
+        }
+        if hits.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        // Earliest first, then longest: a URL beats the IP inside it, a PEM block beats
+        // the assignment inside it.
+        hits.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        for h in hits {
+            if h.start < at {
+                continue;
+            }
+            out.push_str(&text[at..h.start]);
+            out.push_str(&h.with);
+            at = h.end;
+        }
+        out.push_str(&text[at..]);
+        Cow::Owned(out)
+    }
+
+    /// Redact in place.
+    pub fn redact_string(&self, s: &mut String) {
+        if let Cow::Owned(r) = self.redact(s) {
+            *s = r;
+        }
+    }
+
+    /// Redact every string inside a JSON value (keys stay: they are field names).
+    pub fn redact_json(&self, v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::String(s) => self.redact_string(s),
+            serde_json::Value::Array(a) => a.iter_mut().for_each(|x| self.redact_json(x)),
+            serde_json::Value::Object(o) => o.values_mut().for_each(|x| self.redact_json(x)),
+            _ => {}
+        }
+    }
+
+    /// Redact everything of a session a report can show: texts, thinking, commands,
+    /// call inputs and outputs, and the descriptive metadata.
+    pub fn redact_session(&self, s: &mut Session) {
+        let m = &mut s.meta;
+        for f in [&mut m.cwd, &mut m.project, &mut m.title, &mut m.git_branch].into_iter().flatten() {
+            self.redact_string(f);
+        }
+        if m.host.is_some() {
+            m.host = Some(HOST.to_string());
+        }
+        if m.user.as_deref().is_some_and(|u| !is_generic_user(u)) {
+            m.user = Some(USER.to_string());
+        }
+        let source = m.source.to_string_lossy().into_owned();
+        if let Cow::Owned(r) = self.redact(&source) {
+            m.source = r.into();
+        }
+        for msg in &mut s.messages {
+            self.redact_string(&mut msg.text);
+            self.redact_string(&mut msg.thinking);
+            for c in &mut msg.calls {
+                if let Some(cmd) = &mut c.command {
+                    self.redact_string(cmd);
+                }
+                self.redact_json(&mut c.input);
+                if let Some(r) = &mut c.result {
+                    self.redact_string(&mut r.output);
+                }
+            }
+        }
+    }
+}
+
+impl Rule {
+    fn hit(&self, text: &str, caps: &Captures) -> Option<Hit> {
+        let whole = caps.get(0)?;
+        match self.kind {
+            Kind::Secret | Kind::Extra => {
+                let m = match self.group {
+                    Some(g) => caps.get(g)?,
+                    None => caps.iter().skip(1).flatten().next().unwrap_or(whole),
+                };
+                let secret = m.as_str();
+                if self.allow.iter().any(|a| a.is_match(secret)) {
+                    return None;
+                }
+                if self.entropy.is_some_and(|min| shannon_entropy(secret) < min) {
+                    return None;
+                }
+                let with = if self.kind == Kind::Secret { format!("[REDACTED:{}]", self.id) } else { HOST.to_string() };
+                Some(Hit { start: m.start(), end: m.end(), with })
+            }
+            Kind::Name => Some(Hit { start: whole.start(), end: whole.end(), with: self.id.clone() }),
+            Kind::Home => {
+                let user = caps.get(2)?;
+                if is_generic_user(user.as_str()) {
+                    return None;
+                }
+                Some(Hit { start: user.start(), end: user.end(), with: USER.to_string() })
+            }
+            Kind::Ipv4 => {
+                let m = caps.get(1)?;
+                let before = text[..m.start()].chars().next_back();
+                let after = text[m.end()..].chars().next();
+                // `v1.2.3.4`, `==1.2.3.4`, `1.2.3.4.5`: versions and longer dotted
+                // numbers, not addresses.
+                if before.is_some_and(|c| c.is_alphanumeric() || matches!(c, '.' | '=' | '~' | '^' | '_'))
+                    || after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                    || (after == Some('.') && text[m.end() + 1..].starts_with(|c: char| c.is_ascii_digit()))
+                {
+                    return None;
+                }
+                let ip: Ipv4Addr = m.as_str().parse().ok()?;
+                if keep_ipv4(ip) {
+                    return None;
+                }
+                Some(Hit { start: m.start(), end: m.end(), with: HOST.to_string() })
+            }
+            Kind::Ipv6 => {
+                let m = caps.get(1)?;
+                let s = m.as_str();
+                // Needs a digit and a real IPv6 shape: keeps `11:17:29`, MAC addresses,
+                // `std::io` and hex-word paths such as `add::bad` out.
+                if !s.bytes().any(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                let ip: Ipv6Addr = s.parse().ok()?;
+                if ip.is_loopback() || ip.is_unspecified() {
+                    return None;
+                }
+                Some(Hit { start: m.start(), end: m.end(), with: HOST.to_string() })
+            }
+            Kind::UserAtHost => user_at_host(text, caps),
+            Kind::SshHost => ssh_host(caps),
+            Kind::Url => url(caps),
+        }
+    }
+}
+
+/// Rules that need validation in code: (kind, id, regex, trigger for the pre-filter).
+fn structural_rules() -> Vec<(Kind, &'static str, &'static str, &'static str)> {
+    vec![
+        (
+            Kind::Ipv4,
+            "ipv4",
+            r"(?:^|[^\d])((?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})",
+            r"\d\.\d{1,3}\.\d{1,3}\.\d",
+        ),
+        (
+            Kind::Ipv6,
+            "ipv6",
+            r"(?i)(?:^|[^\w:.])((?:[0-9a-f]{1,4})?(?::[0-9a-f]{0,4}){2,7})(?:$|[^\w:.])",
+            r"(?i)[0-9a-f]:[0-9a-f:]*:",
+        ),
+        (
+            Kind::UserAtHost,
+            "user-at-host",
+            r"(?:^|[^\w.+-])([A-Za-z0-9_][A-Za-z0-9._+-]*)@([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*)",
+            "@",
+        ),
+        (
+            Kind::SshHost,
+            "ssh-host",
+            r"\b(?:ssh|mosh|autossh)((?:\s+-[A-Za-z]+(?:\s+[^\s-]\S*)?)*)\s+([A-Za-z0-9][A-Za-z0-9.-]*)(?:$|[\s'\x22;|&])",
+            r"ssh\s",
+        ),
+        (
+            Kind::Url,
+            "url",
+            r#"(?i)\b([a-z][a-z0-9+.-]{1,15})://(?:([^\s:/@'"<>]+)(?::([^\s/@'"<>]*))?@)?(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)"#,
+            "://",
+        ),
+        (
+            Kind::Home,
+            "home",
+            r"(/home/|/Users/|[A-Za-z]:\\Users\\|\\\\Users\\\\)([^/\\\s'\x22:*?<>|]+)",
+            r"(?i)/home/|/users/|\\users\\",
+        ),
+    ]
+}
+
+fn compile(re: &str) -> Result<Regex> {
+    RegexBuilder::new(re).size_limit(32 << 20).build().with_context(|| format!("compiling regex `{re}`"))
+}
+
+fn read_patterns(path: &Path) -> Result<Vec<String>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading redaction patterns {}", path.display()))?;
+    Ok(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_string).collect())
+}
+
+fn is_generic_user(u: &str) -> bool {
+    GENERIC_USERS.iter().any(|g| g.eq_ignore_ascii_case(u))
+}
+
+fn is_public_host(host: &str) -> bool {
+    let h = host.trim_end_matches('.').to_ascii_lowercase();
+    h == "localhost"
+        || PUBLIC_HOSTS.iter().any(|p| h == *p || (h.ends_with(p) && h[..h.len() - p.len()].ends_with('.')))
+}
+
+fn keep_ipv4(ip: Ipv4Addr) -> bool {
+    ip.is_loopback() || ip.is_unspecified() || ip.is_broadcast() || ip.octets()[0] == 255
+}
+
+/// A host as it should appear: kept when public, local or a kept address.
+fn host_replacement(host: &str) -> Option<String> {
+    if is_public_host(host) {
+        return None;
+    }
+    if let Ok(ip) = host.parse::<Ipv4Addr>()
+        && keep_ipv4(ip)
+    {
+        return None;
+    }
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    if let Ok(ip) = bare.parse::<Ipv6Addr>()
+        && (ip.is_loopback() || ip.is_unspecified())
+    {
+        return None;
+    }
+    Some(HOST.to_string())
+}
+
+fn user_replacement(user: &str) -> String {
+    if is_generic_user(user) { user.to_string() } else { USER.to_string() }
+}
+
+/// Does the line around byte `at` run ssh, scp, rsync or sftp?
+fn ssh_context(text: &str, at: usize) -> bool {
+    static SSH: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\b(?:ssh|scp|rsync|sftp|mosh|autossh|ProxyJump|sshfs)\b").expect("static regex"));
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    SSH.is_match(&text[start..end])
+}
+
+fn user_at_host(text: &str, caps: &Captures) -> Option<Hit> {
+    let user = caps.get(1)?;
+    let host = caps.get(2)?;
+    let h = host.as_str();
+    let after = text[host.end()..].chars().next();
+    let ssh =
+        ssh_context(text, user.start()) || after == Some(':') && !h.contains('.') || h.parse::<Ipv4Addr>().is_ok();
+    let has_tld = h.rsplit('.').next().is_some_and(|t| t.len() >= 2 && t.chars().all(|c| c.is_ascii_alphabetic()))
+        && h.contains('.');
+    if ssh {
+        let new_host = host_replacement(h);
+        let new_user = user_replacement(user.as_str());
+        if new_host.is_none() && new_user == user.as_str() {
+            return None;
+        }
+        let with = format!("{new_user}@{}", new_host.as_deref().unwrap_or(h));
+        return Some(Hit { start: user.start(), end: host.end(), with });
+    }
+    if has_tld {
+        // An e-mail address (`react@18.2.0` and `x@W` never get here: no TLD).
+        if is_generic_user(user.as_str()) && is_public_host(h) {
+            return None;
+        }
+        return Some(Hit { start: user.start(), end: host.end(), with: EMAIL.to_string() });
+    }
+    None
+}
+
+/// Options of ssh that take an argument (`-p 22`, `-i key`): the destination is the
+/// first word after the options.
+const SSH_ARG_OPTS: &str = "BbcDEeFIiJLlmOoPpQRSWw";
+
+fn ssh_host(caps: &Captures) -> Option<Hit> {
+    let opts = caps.get(1).map_or("", |m| m.as_str());
+    let host = caps.get(2)?;
+    // The regex lets every option swallow one argument; when the last option takes
+    // none (`ssh -v gpu-box`), what it swallowed was the destination, and the regex's
+    // "host" is then the remote command. Re-read the options to tell.
+    let words: Vec<&str> = opts.split_whitespace().collect();
+    let mut i = 0;
+    let mut dest_in_opts = None;
+    while i < words.len() {
+        let w = words[i];
+        if let Some(flags) = w.strip_prefix('-') {
+            let takes_arg = flags.chars().last().is_some_and(|c| SSH_ARG_OPTS.contains(c)) && flags.len() == 1;
+            i += if takes_arg { 2 } else { 1 };
+        } else {
+            dest_in_opts = Some(w);
+            break;
+        }
+    }
+    if let Some(d) = dest_in_opts {
+        // The destination sat inside the option words; redact it there.
+        let m = caps.get(1)?;
+        let off = m.as_str().find(d)?;
+        if d.contains('@') || host_replacement(d).is_none() {
+            return None;
+        }
+        let start = m.start() + off;
+        return Some(Hit { start, end: start + d.len(), with: HOST.to_string() });
+    }
+    let h = host.as_str();
+    let with = host_replacement(h)?;
+    Some(Hit { start: host.start(), end: host.end(), with })
+}
+
+fn url(caps: &Captures) -> Option<Hit> {
+    let scheme = caps.get(1)?;
+    let host = caps.get(4)?;
+    let user = caps.get(2);
+    let password = caps.get(3);
+    let new_host = host_replacement(host.as_str());
+    let new_user = user.map(|u| user_replacement(u.as_str()));
+    if new_host.is_none() && user.is_none() {
+        return None;
+    }
+    let mut with = format!("{}://", scheme.as_str());
+    if let (Some(u), Some(nu)) = (user, &new_user) {
+        let _ = u;
+        with.push_str(nu);
+        if password.is_some() {
+            with.push(':');
+            with.push_str(HOST);
+        }
+        with.push('@');
+    }
+    with.push_str(new_host.as_deref().unwrap_or(host.as_str()));
+    Some(Hit { start: scheme.start(), end: host.end(), with })
+}
+
+/// Shannon entropy in bits per character (gitleaks' `entropy` threshold).
+fn shannon_entropy(s: &str) -> f64 {
+    let mut counts = [0u32; 256];
+    for b in s.bytes() {
+        counts[b as usize] += 1;
+    }
+    let n = s.len() as f64;
+    if n == 0.0 {
+        return 0.0;
+    }
+    counts.iter().filter(|c| **c > 0).map(|c| f64::from(*c) / n).map(|p| -p * p.log2()).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(s: &str) -> String {
+        redact(s).into_owned()
+    }
+
+    #[test]
+    fn every_rule_compiles() {
+        let red = Redactor::builtin();
+        assert!(red.secret_rule_count() > 100, "{}", red.secret_rule_count());
+    }
+
+    #[test]
+    fn ssh_targets_keep_generic_users() {
+        assert_eq!(r("ssh root@203.0.113.9 'tail -50 x.log'"), "ssh root@[REDACTED] 'tail -50 x.log'");
+        assert_eq!(r("ssh ann@gpu-box.lab.internal ls"), "ssh [USER]@[REDACTED] ls");
+        assert_eq!(r("scp ann@gpu7:/data/x.log ."), "scp [USER]@[REDACTED]:/data/x.log .");
+        assert_eq!(r("ssh -p 2222 gpu7 'nvidia-smi'"), "ssh -p 2222 [REDACTED] 'nvidia-smi'");
+        assert_eq!(r("ssh -v gpu7 uptime"), "ssh -v [REDACTED] uptime");
+        assert_eq!(r("git clone git@github.com:org/repo.git"), "git clone git@github.com:org/repo.git");
+    }
+
+    #[test]
+    fn addresses() {
+        assert_eq!(r("curl http://10.0.0.5:30000/health"), "curl http://[REDACTED]:30000/health");
+        assert_eq!(r("listening on 192.168.1.20"), "listening on [REDACTED]");
+        assert_eq!(r("bind 0.0.0.0 and 127.0.0.1"), "bind 0.0.0.0 and 127.0.0.1");
+        assert_eq!(r("peer 2001:db8::8a2e:370:7334 up"), "peer [REDACTED] up");
+        assert_eq!(r("curl http://localhost:8000/v1"), "curl http://localhost:8000/v1");
+        assert_eq!(r("see https://github.com/a/b/issues/1"), "see https://github.com/a/b/issues/1");
+        assert_eq!(r("GET https://api.internal.corp/v2"), "GET https://[REDACTED]/v2");
+        assert_eq!(r("mail ann.smith@corp.com now"), "mail [EMAIL] now");
+    }
+
+    #[test]
+    fn connection_strings() {
+        assert_eq!(
+            r("DATABASE_URL=postgres://app:s3cretpw@db.internal:5432/prod"),
+            "DATABASE_URL=postgres://[USER]:[REDACTED]@[REDACTED]:5432/prod"
+        );
+    }
+
+    #[test]
+    fn home_folders() {
+        assert_eq!(r("cd /home/ann/src/app"), "cd /home/[USER]/src/app");
+        assert_eq!(r("/Users/chip/dev"), "/Users/[USER]/dev");
+        assert_eq!(r(r"C:\Users\bob\proj"), r"C:\Users\[USER]\proj");
+    }
+
+    #[test]
+    fn ordinary_text_is_not_mangled() {
+        for s in [
+            "commit 83ca5e5f0d9c1b2a3e4f5a6b7c8d9e0f1a2b3c4d",
+            "session 7f3c2a10-5b7e-4c1d-9a8e-2f6d4b1c0e93",
+            "version 2.1.30 and v1.2.3.4 and torch==2.5.1.0",
+            "[2026-02-27 11:17:29 TP7] Using CompressedTensorsWNA16MarlinMoEMethod",
+            "use std::io::Write; let x = foo::bar();",
+            "src/detect/mod.rs:42: max_tokens=512, num_tokens: 1024",
+            "pip install react@18.2.0 && npm i @types/node@20.1.0",
+            "def login(password: str, token: Optional[str]) -> bool:",
+            "NCCL_MAX_NCHANNELS=2 NCCL_BUFFSIZE=131072 python -m sglang.launch_server",
+            "aa:bb:cc:dd:ee:ff",
+            "Loading safetensors checkpoint shards: 3% Completed | 2/64 [00:01<00:33, 1.83it/s]",
+        ] {
+            assert_eq!(r(s), s);
+        }
+    }
+
+    #[test]
+    fn assignments() {
+        assert_eq!(r("export DB_PASSWORD=hunter2hunter"), "export DB_PASSWORD=[REDACTED:secret-assignment]");
+        assert_eq!(r(r#"{"api_key": "abcd1234efgh"}"#), r#"{"api_key": "[REDACTED:secret-assignment]"}"#);
+        assert_eq!(r("login --password Tr0ub4dor"), "login --password [REDACTED:secret-flag]");
+        assert_eq!(r("token=$GITHUB_TOKEN"), "token=$GITHUB_TOKEN");
+    }
+
+    #[test]
+    fn extra_patterns_and_names() {
+        let red = Redactor::new(&[r"PROJ-\d+".to_string()], &[("dana".to_string(), USER)]).unwrap();
+        assert_eq!(red.redact("dana fixed PROJ-1234"), "[USER] fixed [REDACTED]");
+    }
+}
