@@ -61,6 +61,20 @@ pub enum Command {
                             instead of its data going missing silently.\n\n\
                             Examples:\n  debrief sources\n  debrief sources --json")]
     Sources(SourcesArgs),
+    /// Write up a session, an episode or an arc as a narrative report (redacted)
+    #[command(after_help = "With no selector: the session report. --episode N: the episode around the finding\n\
+                            whose key message is [msg N] (or message N on its own). --arc A..B: the findings\n\
+                            over messages A to B, one section each, with references.\n\n\
+                            Hosts, IP addresses, e-mail addresses, home-folder user names and secrets (API\n\
+                            keys, tokens, private keys, passwords) are redacted unless --no-redact is given.\n\n\
+                            Templates: --templates DIR is searched before the built-in templates; a file there\n\
+                            replaces the built-in one of the same name (episode.md.j2, sections/episode/\n\
+                            context.html.j2, phrases.toml, glossary.toml, …), and may extend\n\
+                            \"default/<name>\" to change one block only.\n\n\
+                            Examples:\n  debrief report session.jsonl\n  \
+                            debrief report session.jsonl --episode 5084 --format html -o pivot.html\n  \
+                            debrief report session.jsonl --arc 5083..5086 --templates ./my-templates")]
+    Report(ReportArgs),
 }
 
 #[derive(Args, Debug)]
@@ -197,4 +211,38 @@ pub struct SourcesArgs {
     /// One JSON document with the folders, the formats without a folder, and the drift
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Transcript file (or folder holding one session; see --session)
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Write up the episode around the finding keyed on message N
+    #[arg(long, value_name = "N", conflicts_with = "arc")]
+    pub episode: Option<u32>,
+    /// Write up the arc over messages A..B (inclusive)
+    #[arg(long, value_name = "A..B")]
+    pub arc: Option<String>,
+    /// Output format: md, html (one self-contained file) or json (the report's facts)
+    #[arg(long, value_name = "FORMAT", default_value = "md")]
+    pub format: String,
+    /// Write to FILE instead of standard output
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Do not redact hosts, addresses, user names and secrets
+    #[arg(long)]
+    pub no_redact: bool,
+    /// Also redact these regular expressions (one per line, `#` comments)
+    #[arg(long, value_name = "FILE")]
+    pub redact_patterns: Option<PathBuf>,
+    /// Folder of templates searched before the built-in ones
+    #[arg(long, value_name = "DIR")]
+    pub templates: Option<PathBuf>,
+    /// The session to report on (id or id prefix) when the paths hold several
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Read files as this transcript format instead of detecting it
+    #[arg(long, value_name = "FORMAT")]
+    pub input_format: Option<String>,
 }

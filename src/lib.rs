@@ -9,6 +9,7 @@ pub mod formats;
 pub mod index;
 pub mod model;
 pub mod redact;
+pub mod report;
 pub mod shell;
 pub mod walk;
 
@@ -24,5 +25,6 @@ pub fn run(cli: &Cli) -> anyhow::Result<i32> {
         Command::Detect(a) => commands::detect::run(cli, a),
         Command::Detectors(a) => commands::detectors::run(cli, a),
         Command::Sources(a) => commands::sources::run(cli, a),
+        Command::Report(a) => commands::report::run(cli, a),
     }
 }

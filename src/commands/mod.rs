@@ -4,6 +4,7 @@
 pub mod detect;
 pub mod detectors;
 pub mod index;
+pub mod report;
 pub mod search;
 pub mod sessions;
 pub mod show;

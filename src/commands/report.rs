@@ -1,0 +1,87 @@
+//! `debrief report`: a narrative write-up of a session, an episode or an arc, in
+//! Markdown, HTML or JSON, redacted unless `--no-redact`.
+
+use std::io::Write;
+
+use anyhow::{Context, Result, bail};
+
+use super::show::Range;
+use super::{format_arg, load};
+use crate::cli::{Cli, ReportArgs};
+use crate::detect;
+use crate::model::Session;
+use crate::redact::Redactor;
+use crate::report::templates::Templates;
+use crate::report::{self, Selector, export};
+
+pub fn run(_cli: &Cli, args: &ReportArgs) -> Result<i32> {
+    let exporter = export::by_id(&args.format)?;
+    let selector = match (args.episode, &args.arc) {
+        (Some(n), _) => Selector::Episode(n),
+        (None, Some(a)) => {
+            let r = Range::parse(a)?;
+            Selector::Arc(r.from, r.to)
+        }
+        (None, None) => Selector::Session,
+    };
+    let templates = match &args.templates {
+        Some(dir) => Templates::with_user_dir(dir)?,
+        None => Templates::embedded(),
+    };
+    let files = load(&args.paths, format_arg(&args.input_format)?)?;
+    let session = pick_session(files.into_iter().flat_map(|f| f.sessions).collect(), args.session.as_deref())?;
+
+    // Detectors see the transcript as written; the report sees it redacted.
+    let findings = detect::detect_session(detect::registry(), &session.messages);
+    if let Selector::Episode(n) = selector
+        && !findings.iter().any(|f| f.key == n)
+        && session.message(n).is_some()
+    {
+        let keys: Vec<String> = findings.iter().map(|f| format!("[msg {}] {}", f.key, f.detector)).collect();
+        eprintln!(
+            "debrief: no finding is keyed on [msg {n}]; writing up the message on its own{}",
+            if keys.is_empty() { String::new() } else { format!(" (findings: {})", keys.join(", ")) }
+        );
+    }
+    let mut session = session;
+    if !args.no_redact {
+        let redactor = Redactor::for_session(&session, args.redact_patterns.as_deref())?;
+        redactor.redact_session(&mut session);
+    } else if args.redact_patterns.is_some() {
+        bail!("--redact-patterns adds to redaction; it cannot be combined with --no-redact");
+    }
+    let glossary = templates.glossary()?;
+    let rep = report::build(&session, &findings, selector, &glossary)?;
+    let text = exporter.render(&rep, &templates)?;
+    match &args.output {
+        Some(path) => std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?,
+        None => {
+            let out = std::io::stdout();
+            let mut out = out.lock();
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+        }
+    }
+    Ok(0)
+}
+
+/// The one session the report is about: the only one read, or the one `--session`
+/// names.
+fn pick_session(sessions: Vec<Session>, wanted: Option<&str>) -> Result<Session> {
+    let total = sessions.len();
+    let mut matching: Vec<Session> =
+        sessions.into_iter().filter(|s| wanted.is_none_or(|w| s.meta.id.starts_with(w))).collect();
+    match matching.len() {
+        1 => Ok(matching.remove(0)),
+        0 if total == 0 => bail!("no session found in the paths given"),
+        0 => bail!("no session id starts with `{}` ({total} sessions read)", wanted.unwrap_or_default()),
+        n => {
+            let ids: Vec<String> = matching.iter().take(10).map(|s| s.meta.id.clone()).collect();
+            bail!(
+                "{n} sessions found; choose one with --session ID: {}{}",
+                ids.join(", "),
+                if n > 10 { ", …" } else { "" }
+            )
+        }
+    }
+}

@@ -1,0 +1,534 @@
+//! What a tool call did, in the terms a write-up needs: which program ran (looking
+//! through `ssh host '…'`, `bash -lc '…'`, env assignments and `cd x &&`), whether it
+//! searched, read by position, launched, waited, tested or edited, on which file, and
+//! what its output looked like (size, longest line, the lines that matter).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+use super::text::{clip, clock, one_line, secs_between};
+use crate::model::{Call, Message};
+
+/// Output lines shown from the start and the end of a trimmed output.
+const HEAD_LINES: usize = 4;
+const TAIL_LINES: usize = 6;
+/// Characters of one output line in a quote.
+const LINE_CHARS: usize = 160;
+
+/// One tool call, described.
+#[derive(Debug, Clone, Serialize)]
+pub struct CallFacts {
+    /// Tool name as the agent called it.
+    pub tool: String,
+    /// The shell command line, when the call ran one.
+    pub command: Option<String>,
+    /// The command clipped to one line, for prose.
+    pub command_short: Option<String>,
+    /// The part of the command line that did the work (`python -m pytest tests/ -q`
+    /// out of `cd x && TZ=UTC python -m pytest tests/ -q | tail -3`), for titles.
+    pub core: Option<String>,
+    /// The program that did the work (`grep`, `tail`, `python`), or the tool name.
+    pub program: String,
+    /// What kind of step it was: search, read, launch, wait, test, edit, write, run.
+    pub action: &'static str,
+    /// The file it worked on, when one can be named.
+    pub file: Option<String>,
+    /// For a search: the pattern it looked for.
+    pub pattern: Option<String>,
+    /// For a positional read: which part (`last 50 lines`, `lines 40-75`).
+    pub window: Option<String>,
+    /// The command ran on another machine over ssh.
+    pub remote: bool,
+    pub output: Option<OutputFacts>,
+    /// Seconds the call took (result time minus message time), when both are known.
+    pub seconds: Option<i64>,
+}
+
+/// A call's output, measured and trimmed.
+#[derive(Debug, Clone, Serialize)]
+pub struct OutputFacts {
+    pub lines: usize,
+    pub chars: usize,
+    pub longest_line: usize,
+    /// Share (percent) of the characters in the single longest line.
+    pub longest_share: u32,
+    pub exit_code: Option<i32>,
+    pub failed: bool,
+    pub interrupted: bool,
+    pub empty: bool,
+    /// The output trimmed to its first and last lines (each clipped), "…" between.
+    pub excerpt: Vec<String>,
+    /// Lines that say what happened: errors, the last progress line, result counts.
+    pub revealing: Vec<Revealing>,
+    /// The last non-empty line.
+    pub last_line: Option<String>,
+    /// Time the result came back.
+    pub time: Option<String>,
+}
+
+/// A line of output that tells something, and why it was picked.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Revealing {
+    /// error, progress, result, alarm, last
+    pub kind: &'static str,
+    pub line: String,
+}
+
+static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(traceback|error|exception|fatal|panic(ked)?|segmentation fault|killed|out of memory|oom|refused|timed? ?out|assert(ion)?|no such file|not found|permission denied|failed)\b")
+        .expect("static regex")
+});
+static ALARM_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(crashed|crash detected|error detected|died|giving up|gave up|timeout after|timed out after)\b|(?-i:\bFAILED\b|\bDEAD\b)")
+        .expect("static regex")
+});
+static PROGRESS_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b\d{1,3}(\.\d+)?%|\b\d+/\d+\b.*(it/s|s/it|%|done|completed)").expect("static regex")
+});
+static RESULT_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b\d+ (passed|failed|errors?|warnings?)\b|\btest result:|\bready\b|\blistening on\b|\bsuccess(fully)?\b",
+    )
+    .expect("static regex")
+});
+static LAUNCH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(nohup|setsid|launch_server|uvicorn|gunicorn|torchrun|vllm serve|docker (run|compose up)|systemctl (re)?start|npm (run )?(start|dev)|flask run|rails s(erver)?|serve)\b")
+        .expect("static regex")
+});
+static TEST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(pytest|cargo (nextest run|test)|go test|npm (run )?test|yarn test|make test|jest|vitest|tox|rspec|ctest|unittest|phpunit|mvn test|gradle test)\b")
+        .expect("static regex")
+});
+static WAIT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(sleep|until|while|watch|wait)\b").expect("static regex"));
+
+const SEARCH_PROGRAMS: &[&str] = &["grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "select-string", "findstr"];
+const READ_PROGRAMS: &[&str] = &["tail", "head", "sed", "less", "cat", "awk", "more", "bat", "nl"];
+const WRAPPERS: &[&str] = &["sudo", "time", "nohup", "setsid", "env", "exec", "timeout", "stdbuf", "nice", "xargs"];
+
+impl CallFacts {
+    pub fn of(call: &Call, msg: &Message) -> CallFacts {
+        let tool = call.name.clone();
+        let Step { program, action, file, pattern, window, remote, core } = match &call.command {
+            Some(cmd) => shell_step(cmd),
+            None => tool_step(call),
+        };
+        let output = call.result.as_ref().map(|r| {
+            let body = strip_harness_header(&r.output);
+            let lines: Vec<&str> = body.lines().collect();
+            let chars = body.chars().count();
+            let longest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+            let failed = r.is_error || r.exit_code.is_some_and(|c| c != 0);
+            OutputFacts {
+                lines: lines.len(),
+                chars,
+                longest_line: longest,
+                longest_share: (longest * 100).checked_div(chars).unwrap_or(0) as u32,
+                exit_code: r.exit_code,
+                failed,
+                interrupted: r.interrupted,
+                empty: body.trim().is_empty(),
+                excerpt: excerpt(&lines),
+                revealing: revealing(&lines),
+                last_line: lines.iter().rev().find(|l| !l.trim().is_empty()).map(|l| clip(&one_line(l), LINE_CHARS)),
+                time: clock(r.timestamp),
+            }
+        });
+        let seconds = call.result.as_ref().and_then(|r| secs_between(msg.timestamp, r.timestamp));
+        CallFacts {
+            tool,
+            command_short: call.command.as_deref().map(|c| clip(&one_line(c), 140)),
+            command: call.command.clone(),
+            core: core.or_else(|| call.command.as_deref().map(|c| clip(&one_line(c), 100))),
+            program,
+            action,
+            file,
+            pattern,
+            window,
+            remote,
+            output,
+            seconds,
+        }
+    }
+
+    pub fn failed(&self) -> bool {
+        self.output.as_ref().is_some_and(|o| o.failed)
+    }
+}
+
+/// Codex wraps outputs in "Exit code / Wall time / Output:" lines; the report quotes
+/// what the program printed.
+fn strip_harness_header(out: &str) -> &str {
+    let head: Vec<&str> = out.lines().take(6).collect();
+    if let Some(pos) = head.iter().position(|l| l.trim() == "Output:")
+        && head[..pos].iter().all(|l| {
+            ["Exit code", "Wall time", "Chunk ID", "Process exited", "Original token count"]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
+    {
+        let skip: usize = head[..=pos].iter().map(|l| l.len() + 1).sum();
+        return out.get(skip.min(out.len())..).unwrap_or("");
+    }
+    out
+}
+
+fn excerpt(lines: &[&str]) -> Vec<String> {
+    let shown = |l: &&str| clip(l.trim_end(), LINE_CHARS);
+    if lines.len() <= HEAD_LINES + TAIL_LINES + 1 {
+        return lines.iter().map(shown).collect();
+    }
+    let mut out: Vec<String> = lines[..HEAD_LINES].iter().map(shown).collect();
+    out.push(format!("… ({} lines left out)", lines.len() - HEAD_LINES - TAIL_LINES));
+    out.extend(lines[lines.len() - TAIL_LINES..].iter().map(shown));
+    out
+}
+
+fn revealing(lines: &[&str]) -> Vec<Revealing> {
+    let mut out: Vec<Revealing> = Vec::new();
+    let mut push = |kind, l: &str| {
+        let line = clip(&one_line(l), LINE_CHARS);
+        if !line.is_empty() && !out.iter().any(|r| r.line == line) && out.len() < 6 {
+            out.push(Revealing { kind, line });
+        }
+    };
+    // A line thousands of characters long is a dump (args, JSON): it is what drowned
+    // the search, not what the output reveals.
+    let readable = |l: &&&str| l.len() < 2000;
+    for l in lines.iter().filter(readable) {
+        // "1 failed in 0.31s" is a test result, not an alarm.
+        if ALARM_LINE.is_match(l) && !RESULT_LINE.is_match(l) {
+            push("alarm", l);
+        }
+    }
+    for l in lines.iter().filter(readable).filter(|l| ERROR_LINE.is_match(l) && !RESULT_LINE.is_match(l)).take(3) {
+        push("error", l);
+    }
+    if let Some(l) = lines.iter().filter(readable).rev().find(|l| PROGRESS_LINE.is_match(l)) {
+        push("progress", l);
+    }
+    if let Some(l) = lines.iter().filter(readable).rev().find(|l| RESULT_LINE.is_match(l)) {
+        push("result", l);
+    }
+    if let Some(l) = lines.iter().filter(readable).rev().find(|l| !l.trim().is_empty()) {
+        push("last", l);
+    }
+    out
+}
+
+/// What a call did, before its output is looked at.
+struct Step {
+    program: String,
+    action: &'static str,
+    file: Option<String>,
+    pattern: Option<String>,
+    window: Option<String>,
+    remote: bool,
+    /// The segment that did the work, when the command line has more around it.
+    core: Option<String>,
+}
+
+/// Facts of a call that carries no shell command (Read, Grep, Edit, …).
+fn tool_step(call: &Call) -> Step {
+    let name = call.name.to_lowercase();
+    let field = |k: &str| call.input.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let file = field("file_path").or_else(|| field("path")).or_else(|| field("notebook_path"));
+    let action = match name.as_str() {
+        "grep" | "glob" | "search" | "find" | "codebase_search" | "grep_search" => "search",
+        "read" | "view" | "read_file" | "open" => "read",
+        "edit" | "multiedit" | "str_replace" | "str_replace_editor" | "apply_patch" | "notebookedit" => "edit",
+        "write" | "create" | "write_file" => "write",
+        _ if call.input.as_str().is_some_and(|s| s.contains("*** Begin Patch")) => "edit",
+        _ => "tool",
+    };
+    let window =
+        match (call.input.get("offset").and_then(|v| v.as_u64()), call.input.get("limit").and_then(|v| v.as_u64())) {
+            (Some(o), Some(l)) => Some(format!("lines {o}-{}", o + l)),
+            (Some(o), None) => Some(format!("from line {o}")),
+            (None, Some(l)) => Some(format!("first {l} lines")),
+            _ => None,
+        };
+    let file = file.or_else(|| patch_file(call));
+    Step { program: call.name.clone(), action, file, pattern: field("pattern"), window, remote: false, core: None }
+}
+
+fn patch_file(call: &Call) -> Option<String> {
+    let s =
+        call.input.as_str().map(str::to_string).or_else(|| call.input.get("input")?.as_str().map(str::to_string))?;
+    s.lines().find_map(|l| {
+        l.strip_prefix("*** Update File: ").or_else(|| l.strip_prefix("*** Add File: ")).map(|f| f.trim().to_string())
+    })
+}
+
+/// Split a command line into words, honouring single and double quotes and backslashes.
+pub fn words(cmd: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = cmd.chars().peekable();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('"'), '\\') => {
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+            }
+            (Some(_), c) => cur.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, '\\') => {
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                    in_word = true;
+                }
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    out.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        out.push(cur);
+    }
+    out
+}
+
+/// The simple commands of a command line: split at `|`, `&&`, `||`, `;`, newlines
+/// outside quotes; `ssh host '…'` and `bash -c '…'` are opened up.
+pub fn segments(cmd: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    split_segments(cmd, &mut out, 0);
+    out
+}
+
+fn split_segments(cmd: &str, out: &mut Vec<Vec<String>>, depth: u8) {
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    let mut chars = cmd.chars().peekable();
+    let flush = |cur: &mut String, out: &mut Vec<Vec<String>>| {
+        let w = words(cur);
+        cur.clear();
+        if w.is_empty() {
+            return;
+        }
+        let inner = unwrap_remote(&w);
+        match inner {
+            Some(inner) if depth < 3 => split_segments(&inner, out, depth + 1),
+            _ => out.push(w),
+        }
+    };
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => {
+                quote = None;
+                cur.push(c);
+            }
+            (Some(_), c) => cur.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                cur.push(c);
+            }
+            (None, '|' | ';' | '\n') => {
+                if c == '|' && chars.peek() == Some(&'|') {
+                    chars.next();
+                }
+                flush(&mut cur, out);
+            }
+            (None, '&') if chars.peek() == Some(&'&') => {
+                chars.next();
+                flush(&mut cur, out);
+            }
+            (None, c) => cur.push(c),
+        }
+    }
+    flush(&mut cur, out);
+}
+
+/// The command inside `ssh [opts] host 'cmd'` or `bash -c 'cmd'` / `sh -lc 'cmd'`.
+fn unwrap_remote(w: &[String]) -> Option<String> {
+    let prog = base(&w[0]);
+    if prog == "ssh" {
+        let mut i = 1;
+        while i < w.len() && w[i].starts_with('-') {
+            let takes_arg = w[i].len() == 2 && "BbcDEeFIiJLlmOoPpQRSWw".contains(&w[i][1..]);
+            i += if takes_arg { 2 } else { 1 };
+        }
+        // w[i] is the destination; the rest is the remote command.
+        return (i + 1 < w.len()).then(|| w[i + 1..].join(" "));
+    }
+    if matches!(prog, "bash" | "sh" | "zsh") {
+        let pos = w.iter().position(|a| a.starts_with('-') && a.contains('c'))?;
+        return w.get(pos + 1).cloned();
+    }
+    None
+}
+
+fn base(p: &str) -> &str {
+    p.rsplit('/').next().unwrap_or(p)
+}
+
+/// The program of a simple command, skipping `VAR=x`, `sudo`, `time`, `cd`.
+fn program_of(seg: &[String]) -> Option<(usize, String)> {
+    let mut i = 0;
+    while i < seg.len() {
+        let w = &seg[i];
+        if w.contains('=')
+            && !w.starts_with('-')
+            && w.split('=').next().is_some_and(|k| !k.is_empty() && !k.contains('/'))
+        {
+            i += 1;
+            continue;
+        }
+        let b = base(w);
+        if WRAPPERS.contains(&b) {
+            i += 1;
+            // `timeout 30 cmd`: skip the duration too.
+            if b == "timeout" && seg.get(i).is_some_and(|a| a.chars().next().is_some_and(|c| c.is_ascii_digit())) {
+                i += 1;
+            }
+            continue;
+        }
+        if b == "cd" || b == "source" || b == "." || b == "export" {
+            return None;
+        }
+        return Some((i, b.to_string()));
+    }
+    None
+}
+
+fn looks_like_file(a: &str) -> bool {
+    !a.starts_with('-')
+        && (a.contains('/') || a.rsplit_once('.').is_some_and(|(s, e)| !s.is_empty() && (1..=5).contains(&e.len())))
+        && !a.contains(['*', '$', '{'])
+        && !a.starts_with("http")
+}
+
+/// Program, action, file, pattern, window, remote — for a shell command line.
+fn shell_step(cmd: &str) -> Step {
+    let remote = words(cmd).first().is_some_and(|w| base(w) == "ssh") || cmd.contains("ssh ");
+    let segs = segments(cmd);
+    let progs: Vec<(usize, String, &Vec<String>)> =
+        segs.iter().filter_map(|s| program_of(s).map(|(i, p)| (i, p, s))).collect();
+    let text = |seg: &Vec<String>| seg.join(" ");
+    // The step is named by its most telling segment: a launch or a test run beats the
+    // `| tail -20` that trims its output; a search or read beats the pipe filters after
+    // it (`grep … | head -20` is a search).
+    let launch = progs.iter().find(|(_, _, s)| LAUNCH.is_match(&text(s)));
+    let test = progs.iter().find(|(_, _, s)| TEST.is_match(&text(s)));
+    let search = progs.iter().find(|(_, p, _)| SEARCH_PROGRAMS.contains(&p.as_str()));
+    let read = progs.iter().find(|(_, p, _)| READ_PROGRAMS.contains(&p.as_str()) && p != "cat" && p != "awk");
+    let background = cmd.trim_end().ends_with('&') && !cmd.trim_end().ends_with("&&");
+    let (pick, mut action) = if let Some(p) = launch {
+        (p, "launch")
+    } else if let Some(p) = test {
+        (p, "test")
+    } else if let Some(p) = search {
+        (p, "search")
+    } else if let Some(p) = read {
+        (p, "read")
+    } else if let Some(p) = progs.first() {
+        (p, if background { "launch" } else { "run" })
+    } else {
+        return Step {
+            program: "sh".into(),
+            action: "run",
+            file: None,
+            pattern: None,
+            window: None,
+            remote,
+            core: None,
+        };
+    };
+    let (at, program, seg) = pick;
+    let args: Vec<&String> = seg[at + 1..].iter().collect();
+    let file = args.iter().rev().find(|a| looks_like_file(a)).map(|a| a.to_string());
+    let mut pattern = None;
+    let mut window = None;
+    match action {
+        // The first argument that is neither a flag nor the file.
+        "search" => {
+            pattern =
+                args.iter().find(|a| !a.starts_with('-') && Some(a.as_str()) != file.as_deref()).map(|a| a.to_string())
+        }
+        "read" => window = read_window(program, &args),
+        _ => {}
+    }
+    if action == "run" && WAIT.is_match(cmd) && (cmd.contains("curl") || cmd.contains("grep") || cmd.contains("sleep"))
+    {
+        action = "wait";
+    }
+    let core = (segs.len() > 1 || remote).then(|| clip(&seg[*at..].join(" "), 100));
+    Step { program: program.clone(), action, file, pattern, window, remote, core }
+}
+
+/// `tail -50` → "last 50 lines"; `head -n 20` → "first 20 lines"; `sed -n '40,75p'` →
+/// "lines 40-75".
+fn read_window(program: &str, args: &[&String]) -> Option<String> {
+    let count = || {
+        args.iter().enumerate().find_map(|(i, a)| {
+            if let Some(n) = a.strip_prefix("-n") {
+                if n.is_empty() { args.get(i + 1).and_then(|x| x.parse::<u64>().ok()) } else { n.parse().ok() }
+            } else {
+                a.strip_prefix('-').and_then(|n| n.parse::<u64>().ok())
+            }
+        })
+    };
+    match program {
+        "tail" => Some(format!("last {} lines", count().unwrap_or(10))),
+        "head" => Some(format!("first {} lines", count().unwrap_or(10))),
+        "sed" => args.iter().find_map(|a| {
+            let r = a.strip_suffix('p')?;
+            let (x, y) = r.split_once(',')?;
+            Some(format!("lines {}-{}", x.parse::<u64>().ok()?, y.parse::<u64>().ok()?))
+        }),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ssh_commands_are_opened_up() {
+        let s = shell_step("ssh root@[REDACTED] 'tail -50 /data/logs/exp_1b.log' 2>&1");
+        assert_eq!(
+            (s.program.as_str(), s.action, s.file.as_deref(), s.window.as_deref(), s.remote),
+            ("tail", "read", Some("/data/logs/exp_1b.log"), Some("last 50 lines"), true)
+        );
+    }
+
+    #[test]
+    fn a_search_piped_into_head_is_a_search() {
+        let s = shell_step(r#"grep -i "exception\|error" /data/x.log | head -20"#);
+        assert_eq!(
+            (s.program.as_str(), s.action, s.file.as_deref(), s.pattern.as_deref()),
+            ("grep", "search", Some("/data/x.log"), Some(r"exception\|error"))
+        );
+    }
+
+    #[test]
+    fn launches_and_tests() {
+        let launch = shell_step("NCCL_MAX_NCHANNELS=2 nohup python -m sglang.launch_server --tp 8 > x.log 2>&1 &");
+        assert_eq!(launch.action, "launch");
+        let test = shell_step("cd /src && TZ=UTC python -m pytest tests/ -q | tail -3");
+        assert_eq!(
+            (test.action, test.program.as_str(), test.core.as_deref()),
+            ("test", "python", Some("python -m pytest tests/ -q"))
+        );
+        assert_eq!(shell_step("sed -n '40,75p' worker/deliver.py").window.as_deref(), Some("lines 40-75"));
+    }
+}

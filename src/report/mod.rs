@@ -1,0 +1,78 @@
+//! Write-ups: narrative reports of a session, an episode (one finding) or an arc (the
+//! findings over a range of messages), rendered from templates.
+//!
+//! The split:
+//! - [`facts`] gathers what happened from the normalized session and the findings —
+//!   quotes, commands, outputs, counts, times, each with the `idx` it came from — into
+//!   serialisable structs. No wording.
+//! - The templates in `templates/` (embedded; a user folder given with `--templates`
+//!   comes first, see [`templates`]) lay the report out per format, and the phrase table
+//!   `templates/phrases.toml` words it: variants per detector and situation, chosen by
+//!   the facts, each a small template that can only print facts.
+//! - [`export`] has one renderer per output format behind a small trait.
+//!
+//! Redaction happens before any of this, on the session itself
+//! ([`crate::redact::Redactor::redact_session`]), so nothing a template prints — quote,
+//! excerpt, path, JSON field — can bypass it.
+
+pub mod calls;
+pub mod export;
+pub mod facts;
+pub mod glossary;
+pub mod templates;
+pub mod text;
+
+use anyhow::{Result, bail};
+use serde::Serialize;
+
+use crate::detect::Finding;
+use crate::model::Session;
+use facts::Builder;
+use glossary::Glossary;
+
+/// Which report to write.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Selector {
+    Session,
+    /// The episode around the finding keyed on this message (or the message alone).
+    Episode(u32),
+    /// The arc over messages `from..=to`.
+    Arc(u32, u32),
+}
+
+/// A report's facts, ready for a renderer.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// `session`, `episode` or `arc`: the template family.
+    pub kind: &'static str,
+    pub facts: serde_json::Value,
+}
+
+/// Gather the facts of the selected report from a (redacted) session and its findings.
+pub fn build(session: &Session, findings: &[Finding], selector: Selector, glossary: &Glossary) -> Result<Report> {
+    let b = Builder::new(session, findings, glossary);
+    let (kind, facts) = match selector {
+        Selector::Session => ("session", serde_json::to_value(b.session_report())?),
+        Selector::Episode(n) => {
+            let Some(ep) = b.episode(n) else {
+                bail!(
+                    "session {} has no message [msg {n}] (it has {} messages)",
+                    session.meta.id,
+                    session.messages.len()
+                )
+            };
+            ("episode", serde_json::to_value(ep)?)
+        }
+        Selector::Arc(a, z) => {
+            let Some(arc) = b.arc(a, z) else {
+                bail!(
+                    "session {} has no messages in {a}..{z} (it has {} messages)",
+                    session.meta.id,
+                    session.messages.len()
+                )
+            };
+            ("arc", serde_json::to_value(arc)?)
+        }
+    };
+    Ok(Report { kind, facts })
+}

@@ -1,0 +1,158 @@
+//! Small text helpers for quoting transcripts faithfully: every quote a report prints
+//! is a contiguous piece of the message (whitespace collapsed), cut with "…" where it
+//! is shortened, so a reader — and the citation test — can find it in the message.
+
+use chrono::{DateTime, Utc};
+
+/// The mark that stands for text left out of a quote.
+pub const ELLIPSIS: char = '…';
+
+/// Whitespace (newlines included) collapsed to single spaces, trimmed.
+pub fn one_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().min(4096));
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
+}
+
+/// At most `max` characters of `s`, cut at a word boundary where one is near, with "…".
+pub fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let cut: String = s.chars().take(max).collect();
+    let at = match cut.rfind(' ') {
+        Some(i) if i > max / 2 => i,
+        _ => cut.len(),
+    };
+    format!("{}{ELLIPSIS}", cut[..at].trim_end())
+}
+
+/// One line of a transcript as a quote: collapsed and clipped.
+pub fn quote(s: &str, max: usize) -> String {
+    clip(&one_line(s), max)
+}
+
+/// The first `n` sentences of prose (markdown list marks and headings stripped), as one
+/// line of at most `max` characters.
+pub fn sentences(text: &str, n: usize, max: usize) -> String {
+    let mut out = Vec::new();
+    for para in text.split("\n\n") {
+        let para = one_line(para.trim_start_matches(['#', '-', '*', ' ', '>']));
+        if para.is_empty() || para.starts_with("```") {
+            continue;
+        }
+        for s in split_sentences(&para) {
+            out.push(s);
+            if out.len() >= n {
+                return clip(&out.join(" "), max);
+            }
+        }
+    }
+    clip(&out.join(" "), max)
+}
+
+/// Sentences of one line: a split after `.`, `!`, `?` or `:` that ends a word and is
+/// followed by a space (not inside `1.5`, `foo.rs`, `e.g.`-like abbreviations of one
+/// letter).
+pub fn split_sentences(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = line.as_bytes();
+    for (i, c) in line.char_indices() {
+        if !matches!(c, '.' | '!' | '?') {
+            continue;
+        }
+        let next = bytes.get(i + 1).copied();
+        if next != Some(b' ') {
+            continue;
+        }
+        // "e.g. " and "i.e. ": a single letter before the dot is not a sentence end.
+        let word_len = line[start..i].rsplit(' ').next().map_or(0, |w| w.trim_end_matches('.').len());
+        if word_len <= 1 {
+            continue;
+        }
+        out.push(line[start..=i].trim().to_string());
+        start = i + 1;
+    }
+    let rest = line[start..].trim();
+    if !rest.is_empty() {
+        out.push(rest.to_string());
+    }
+    out
+}
+
+/// Sentences of `text` that match `pred`, in order, each clipped.
+pub fn sentences_where(text: &str, max_each: usize, pred: impl Fn(&str) -> bool) -> Vec<String> {
+    text.split('\n')
+        .flat_map(|l| split_sentences(&one_line(l.trim_start_matches(['#', '-', '*', ' ', '>']))))
+        .filter(|s| pred(s))
+        .map(|s| clip(&s, max_each))
+        .collect()
+}
+
+/// A span of wall-clock time for people: "42 s", "4 min 12 s", "1 h 03 min", "2 d 4 h".
+pub fn duration(secs: i64) -> String {
+    let s = secs.max(0);
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => {
+            let (m, r) = (s / 60, s % 60);
+            if r == 0 || m >= 10 { format!("{m} min") } else { format!("{m} min {r} s") }
+        }
+        3600..86_400 => format!("{} h {:02} min", s / 3600, (s % 3600) / 60),
+        _ => format!("{} d {} h", s / 86_400, (s % 86_400) / 3600),
+    }
+}
+
+/// Seconds from `a` to `b`, when both are known and in order.
+pub fn secs_between(a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>) -> Option<i64> {
+    let d = (b? - a?).num_seconds();
+    (d >= 0).then_some(d)
+}
+
+/// A time of day as reports print it.
+pub fn clock(t: Option<DateTime<Utc>>) -> Option<String> {
+    t.map(|t| t.format("%H:%M:%S").to_string())
+}
+
+/// Stable small hash (FNV-1a) for choosing phrase variants: the same facts always get the
+/// same wording, different episodes get different wording.
+pub fn stable_hash(parts: &[&str]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for b in p.bytes().chain(std::iter::once(0xff)) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_split_on_ends_not_on_dots_in_words() {
+        let s = split_sentences("Run foo.rs now. It failed, e.g. on v1.5! Why? Because.");
+        assert_eq!(s, vec!["Run foo.rs now.", "It failed, e.g. on v1.5!", "Why?", "Because."]);
+    }
+
+    #[test]
+    fn clip_cuts_at_words() {
+        assert_eq!(clip("the output is too long for this", 20), "the output is too…");
+        assert_eq!(clip("short", 20), "short");
+    }
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(duration(42), "42 s");
+        assert_eq!(duration(252), "4 min 12 s");
+        assert_eq!(duration(3780), "1 h 03 min");
+    }
+}
