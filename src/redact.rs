@@ -178,18 +178,26 @@ struct Hit {
     with: String,
 }
 
-/// A compiled set of redaction rules. Build once ([`Redactor::builtin`] is shared),
-/// use for every text of an export.
-pub struct Redactor {
+/// Rules compiled together, with their pre-filter.
+struct Layer {
     rules: Vec<Rule>,
     triggers: RegexSet,
 }
 
-static BUILTIN: LazyLock<Redactor> = LazyLock::new(|| {
+/// A compiled set of redaction rules: the built-in layer (compiled once per process and
+/// shared) and a small layer of the user's patterns and the session's names. Build one
+/// per export, use it for every text of the export.
+pub struct Redactor {
+    layers: Vec<std::sync::Arc<Layer>>,
+}
+
+static BUILTIN_LAYER: LazyLock<std::sync::Arc<Layer>> = LazyLock::new(|| {
     // The rule files are compiled into the binary and a unit test compiles them, so a
     // failure here is a build defect, not a user error.
-    Redactor::new(&[], &[]).expect("the built-in redaction rules compile (tested)")
+    std::sync::Arc::new(builtin_layer().expect("the built-in redaction rules compile (tested)"))
 });
+
+static BUILTIN: LazyLock<Redactor> = LazyLock::new(|| Redactor { layers: vec![BUILTIN_LAYER.clone()] });
 
 /// Redact `text` with the built-in rules.
 pub fn redact(text: &str) -> Cow<'_, str> {
@@ -208,39 +216,6 @@ impl Redactor {
     pub fn new(extra: &[String], names: &[(String, &'static str)]) -> Result<Redactor> {
         let mut rules = Vec::new();
         let mut triggers = Vec::new();
-        for (file, text) in [("gitleaks.toml", GITLEAKS_RULES), ("builtin.toml", BUILTIN_RULES)] {
-            let parsed: RuleFile = toml::from_str(text).with_context(|| format!("reading redaction rules {file}"))?;
-            for spec in parsed.rules {
-                let regex = compile(&spec.regex).with_context(|| format!("rule {} in {file}", spec.id))?;
-                let trigger = if spec.keywords.is_empty() {
-                    spec.regex.clone()
-                } else {
-                    let alts: Vec<String> = spec.keywords.iter().map(|k| regex::escape(k)).collect();
-                    format!("(?i){}", alts.join("|"))
-                };
-                let allow = spec.allow.iter().map(|a| compile(a)).collect::<Result<Vec<_>>>()?;
-                triggers.push(trigger);
-                rules.push(Rule {
-                    id: spec.id,
-                    kind: Kind::Secret,
-                    regex,
-                    group: spec.secret_group,
-                    entropy: spec.entropy,
-                    allow,
-                });
-            }
-        }
-        for (kind, id, re, trigger) in structural_rules() {
-            triggers.push(trigger.to_string());
-            rules.push(Rule {
-                id: id.to_string(),
-                kind,
-                regex: compile(re)?,
-                group: None,
-                entropy: None,
-                allow: vec![],
-            });
-        }
         for (i, pattern) in extra.iter().enumerate() {
             let regex = compile(pattern).with_context(|| format!("redaction pattern `{pattern}`"))?;
             triggers.push(pattern.clone());
@@ -268,12 +243,11 @@ impl Redactor {
                 allow: vec![],
             });
         }
-        let triggers = RegexSetBuilder::new(&triggers)
-            .size_limit(64 << 20)
-            .dfa_size_limit(64 << 20)
-            .build()
-            .context("building the redaction pre-filter")?;
-        Ok(Redactor { rules, triggers })
+        let mut layers = vec![BUILTIN_LAYER.clone()];
+        if !rules.is_empty() {
+            layers.push(std::sync::Arc::new(Layer { rules, triggers: build_set(&triggers)? }));
+        }
+        Ok(Redactor { layers })
     }
 
     /// A redactor for one session: the built-in rules, the user's extra patterns (one
@@ -288,20 +262,30 @@ impl Redactor {
         if let Some(u) = &session.meta.user {
             names.push((u.clone(), USER));
         }
-        if let Some(h) = &session.meta.host {
+        // The machine name is often the reading machine's (formats that do not record
+        // one); redact it where it looks like a machine name, not a plain word that
+        // ordinary text may contain ("main", "dev").
+        if let Some(h) = &session.meta.host
+            && h.len() >= 4
+            && h.contains(|c: char| c == '-' || c == '.' || c.is_ascii_digit())
+        {
             names.push((h.clone(), HOST));
         }
         Redactor::new(&extra, &names)
     }
 
+    fn rules(&self) -> impl Iterator<Item = &Rule> {
+        self.layers.iter().flat_map(|l| &l.rules)
+    }
+
     /// Number of rules (secrets, structural, extra, names).
     pub fn rule_count(&self) -> usize {
-        self.rules.len()
+        self.rules().count()
     }
 
     /// Number of secret rules from the vendored gitleaks set and our own rule file.
     pub fn secret_rule_count(&self) -> usize {
-        self.rules.iter().filter(|r| r.kind == Kind::Secret).count()
+        self.rules().filter(|r| r.kind == Kind::Secret).count()
     }
 
     /// `text` with everything sensitive replaced; borrowed when nothing was.
@@ -309,16 +293,14 @@ impl Redactor {
         if text.is_empty() {
             return Cow::Borrowed(text);
         }
-        let triggered = self.triggers.matches(text);
-        if !triggered.matched_any() {
-            return Cow::Borrowed(text);
-        }
         let mut hits = Vec::new();
-        for i in triggered.iter() {
-            let rule = &self.rules[i];
-            for caps in rule.regex.captures_iter(text) {
-                if let Some(hit) = rule.hit(text, &caps) {
-                    hits.push(hit);
+        for layer in &self.layers {
+            for i in layer.triggers.matches(text).iter() {
+                let rule = &layer.rules[i];
+                for caps in rule.regex.captures_iter(text) {
+                    if let Some(hit) = rule.hit(text, &caps) {
+                        hits.push(hit);
+                    }
                 }
             }
         }
@@ -456,6 +438,48 @@ impl Rule {
             Kind::Url => url(caps),
         }
     }
+}
+
+/// The built-in rules: vendored gitleaks rules, our own rule file, and the structural
+/// rules (hosts, addresses, home folders).
+fn builtin_layer() -> Result<Layer> {
+    let mut rules = Vec::new();
+    let mut triggers = Vec::new();
+    for (file, text) in [("gitleaks.toml", GITLEAKS_RULES), ("builtin.toml", BUILTIN_RULES)] {
+        let parsed: RuleFile = toml::from_str(text).with_context(|| format!("reading redaction rules {file}"))?;
+        for spec in parsed.rules {
+            let regex = compile(&spec.regex).with_context(|| format!("rule {} in {file}", spec.id))?;
+            let trigger = if spec.keywords.is_empty() {
+                spec.regex.clone()
+            } else {
+                let alts: Vec<String> = spec.keywords.iter().map(|k| regex::escape(k)).collect();
+                format!("(?i){}", alts.join("|"))
+            };
+            let allow = spec.allow.iter().map(|a| compile(a)).collect::<Result<Vec<_>>>()?;
+            triggers.push(trigger);
+            rules.push(Rule {
+                id: spec.id,
+                kind: Kind::Secret,
+                regex,
+                group: spec.secret_group,
+                entropy: spec.entropy,
+                allow,
+            });
+        }
+    }
+    for (kind, id, re, trigger) in structural_rules() {
+        triggers.push(trigger.to_string());
+        rules.push(Rule { id: id.to_string(), kind, regex: compile(re)?, group: None, entropy: None, allow: vec![] });
+    }
+    Ok(Layer { rules, triggers: build_set(&triggers)? })
+}
+
+fn build_set(triggers: &[String]) -> Result<RegexSet> {
+    RegexSetBuilder::new(triggers)
+        .size_limit(64 << 20)
+        .dfa_size_limit(64 << 20)
+        .build()
+        .context("building the redaction pre-filter")
 }
 
 /// Rules that need validation in code: (kind, id, regex, trigger for the pre-filter).

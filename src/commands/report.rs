@@ -10,12 +10,12 @@ use super::{format_arg, load};
 use crate::cli::{Cli, ReportArgs};
 use crate::detect;
 use crate::model::Session;
-use crate::redact::Redactor;
 use crate::report::templates::Templates;
-use crate::report::{self, Selector, export};
+use crate::report::{self, Redaction, Selector, export};
 
 pub fn run(_cli: &Cli, args: &ReportArgs) -> Result<i32> {
-    let exporter = export::by_id(&args.format)?;
+    // Check the cheap things before reading transcripts.
+    export::by_id(&args.format)?;
     let selector = match (args.episode, &args.arc) {
         (Some(n), _) => Selector::Episode(n),
         (None, Some(a)) => {
@@ -24,35 +24,31 @@ pub fn run(_cli: &Cli, args: &ReportArgs) -> Result<i32> {
         }
         (None, None) => Selector::Session,
     };
+    let redaction = match (args.no_redact, &args.redact_patterns) {
+        (true, Some(_)) => bail!("--redact-patterns adds to redaction; it cannot be combined with --no-redact"),
+        (true, None) => Redaction::Off,
+        (false, Some(p)) => Redaction::WithPatterns(p),
+        (false, None) => Redaction::On,
+    };
     let templates = match &args.templates {
         Some(dir) => Templates::with_user_dir(dir)?,
         None => Templates::embedded(),
     };
     let files = load(&args.paths, format_arg(&args.input_format)?)?;
     let session = pick_session(files.into_iter().flat_map(|f| f.sessions).collect(), args.session.as_deref())?;
-
-    // Detectors see the transcript as written; the report sees it redacted.
-    let findings = detect::detect_session(detect::registry(), &session.messages);
     if let Selector::Episode(n) = selector
-        && !findings.iter().any(|f| f.key == n)
         && session.message(n).is_some()
     {
-        let keys: Vec<String> = findings.iter().map(|f| format!("[msg {}] {}", f.key, f.detector)).collect();
-        eprintln!(
-            "debrief: no finding is keyed on [msg {n}]; writing up the message on its own{}",
-            if keys.is_empty() { String::new() } else { format!(" (findings: {})", keys.join(", ")) }
-        );
+        let findings = detect::detect_session(detect::registry(), &session.messages);
+        if !findings.iter().any(|f| f.key == n) {
+            let keys: Vec<String> = findings.iter().map(|f| format!("[msg {}] {}", f.key, f.detector)).collect();
+            eprintln!(
+                "debrief: no finding is keyed on [msg {n}]; writing up the message on its own{}",
+                if keys.is_empty() { String::new() } else { format!(" (findings: {})", keys.join(", ")) }
+            );
+        }
     }
-    let mut session = session;
-    if !args.no_redact {
-        let redactor = Redactor::for_session(&session, args.redact_patterns.as_deref())?;
-        redactor.redact_session(&mut session);
-    } else if args.redact_patterns.is_some() {
-        bail!("--redact-patterns adds to redaction; it cannot be combined with --no-redact");
-    }
-    let glossary = templates.glossary()?;
-    let rep = report::build(&session, &findings, selector, &glossary)?;
-    let text = exporter.render(&rep, &templates)?;
+    let text = report::render(&session, selector, &args.format, &templates, redaction)?;
     match &args.output {
         Some(path) => std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?,
         None => {

@@ -272,11 +272,16 @@ pub fn words(cmd: &str) -> Vec<String> {
     while let Some(c) = chars.next() {
         match (quote, c) {
             (Some(q), c) if c == q => quote = None,
-            (Some('"'), '\\') => {
-                if let Some(n) = chars.next() {
+            // In double quotes a backslash escapes only `$`, `` ` ``, `"`, `\` and a
+            // newline; before anything else it stays (`grep "a\|b"`).
+            (Some('"'), '\\') => match chars.next() {
+                Some(n @ ('$' | '`' | '"' | '\\' | '\n')) => cur.push(n),
+                Some(n) => {
+                    cur.push('\\');
                     cur.push(n);
                 }
-            }
+                None => cur.push('\\'),
+            },
             (Some(_), c) => cur.push(c),
             (None, '\'' | '"') => {
                 quote = Some(c);

@@ -22,11 +22,14 @@ pub mod glossary;
 pub mod templates;
 pub mod text;
 
+use std::path::Path;
+
 use anyhow::{Result, bail};
 use serde::Serialize;
 
-use crate::detect::Finding;
+use crate::detect::{self, Finding};
 use crate::model::Session;
+use crate::redact::Redactor;
 use facts::Builder;
 use glossary::Glossary;
 
@@ -75,4 +78,37 @@ pub fn build(session: &Session, findings: &[Finding], selector: Selector, glossa
         }
     };
     Ok(Report { kind, facts })
+}
+
+/// How a report is redacted.
+#[derive(Debug, Clone, Copy, Default)]
+pub enum Redaction<'a> {
+    /// The built-in rules and the session's own user and host names (the default).
+    #[default]
+    On,
+    /// The built-in rules plus the patterns in this file (one regex per line).
+    WithPatterns(&'a Path),
+    Off,
+}
+
+/// The whole pipeline for one session: detect (on the transcript as written), redact,
+/// gather facts, render with `format` (`md`, `html`, `json`).
+pub fn render(
+    session: &Session,
+    selector: Selector,
+    format: &str,
+    templates: &templates::Templates,
+    redaction: Redaction,
+) -> Result<String> {
+    let exporter = export::by_id(format)?;
+    let findings = detect::detect_session(detect::registry(), &session.messages);
+    let mut session = session.clone();
+    match redaction {
+        Redaction::On => Redactor::for_session(&session, None)?.redact_session(&mut session),
+        Redaction::WithPatterns(p) => Redactor::for_session(&session, Some(p))?.redact_session(&mut session),
+        Redaction::Off => {}
+    }
+    let glossary = templates.glossary()?;
+    let report = build(&session, &findings, selector, &glossary)?;
+    exporter.render(&report, templates)
 }

@@ -71,9 +71,9 @@ pub fn split_sentences(line: &str) -> Vec<String> {
         if next != Some(b' ') {
             continue;
         }
-        // "e.g. " and "i.e. ": a single letter before the dot is not a sentence end.
-        let word_len = line[start..i].rsplit(' ').next().map_or(0, |w| w.trim_end_matches('.').len());
-        if word_len <= 1 {
+        // "e.g. ", "i.e. ", "vs. " and initials are not sentence ends.
+        let word = line[start..i].rsplit(' ').next().unwrap_or("").to_ascii_lowercase();
+        if word.chars().count() <= 1 || matches!(word.as_str(), "e.g" | "i.e" | "vs" | "cf" | "approx") {
             continue;
         }
         out.push(line[start..=i].trim().to_string());

@@ -1,0 +1,572 @@
+//! `debrief report`: snapshots of the three reports for the sample sessions, citations
+//! that must quote the message they cite, redaction of every secret kind in every
+//! format, user template folders (override and confinement), and the HTML in a real
+//! browser.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::synth::{ALNUM, HEX, LOWER, Transcript, UPPER32, noise};
+use debrief::model::Session;
+use debrief::redact::Redactor;
+use debrief::report::templates::Templates;
+use debrief::report::{self, Redaction, Selector};
+use regex::Regex;
+
+fn strict() -> Templates {
+    let mut t = Templates::embedded();
+    t.strict = true;
+    t
+}
+
+fn render(s: &Session, sel: Selector, fmt: &str) -> String {
+    report::render(s, sel, fmt, &strict(), Redaction::On)
+        .unwrap_or_else(|e| panic!("{} {sel:?} {fmt}: {e:#}", s.meta.id))
+}
+
+/// The project's own sample sessions (and the seed replay once it exists).
+fn samples() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in ["claude-code", "codex", "seed-replay"] {
+        let d = common::corpus(dir);
+        if !d.exists() {
+            continue;
+        }
+        for e in walkdir::WalkDir::new(&d).sort_by_file_name() {
+            let e = e.expect("walk corpus");
+            if e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "jsonl") {
+                out.push(e.path().to_path_buf());
+            }
+        }
+    }
+    out
+}
+
+/// The episode a sample's snapshot shows: the first finding, else the first failed
+/// call, else the last assistant message with a call.
+fn episode_of(s: &Session) -> u32 {
+    let findings = debrief::detect::detect_session(debrief::detect::registry(), &s.messages);
+    if let Some(f) = findings.first() {
+        return f.key;
+    }
+    let failed = s.messages.iter().find(|m| {
+        m.calls.iter().any(|c| c.result.as_ref().is_some_and(|r| r.is_error || r.exit_code.is_some_and(|x| x != 0)))
+    });
+    failed.or_else(|| s.messages.iter().rev().find(|m| !m.calls.is_empty())).map(|m| m.idx).unwrap_or(1)
+}
+
+fn arc_of(s: &Session) -> (u32, u32) {
+    let first = s.messages.iter().find(|m| m.is_typed_user()).map_or(1, |m| m.idx);
+    (first, s.messages.last().map_or(first, |m| m.idx))
+}
+
+#[test]
+fn sample_reports_match_snapshots() {
+    let samples = samples();
+    assert!(samples.len() >= 2, "corpus samples missing");
+    for path in samples {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("x").chars().take(40).collect::<String>();
+        let dir = path
+            .parent()
+            .and_then(|p| p.strip_prefix(common::corpus("")).ok())
+            .map(|p| p.components().next().map(|c| c.as_os_str().to_string_lossy().into_owned()).unwrap_or_default());
+        let name = format!("{}-{stem}", dir.unwrap_or_default());
+        for s in common::parse(&path) {
+            let (a, z) = arc_of(&s);
+            let ep = episode_of(&s);
+            for fmt in ["md", "html"] {
+                insta::assert_snapshot!(format!("{name}.session.{fmt}"), render(&s, Selector::Session, fmt));
+                insta::assert_snapshot!(format!("{name}.episode-{ep}.{fmt}"), render(&s, Selector::Episode(ep), fmt));
+                insta::assert_snapshot!(format!("{name}.arc-{a}-{z}.{fmt}"), render(&s, Selector::Arc(a, z), fmt));
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Citations: every [msg N] must sit next to a quote of message N.
+
+/// Everything of a message a sentence may quote, whitespace collapsed.
+fn haystack(s: &Session, idx: u32) -> Option<String> {
+    let m = s.message(idx)?;
+    let mut parts = vec![m.text.clone(), m.thinking.clone()];
+    for c in &m.calls {
+        parts.extend(c.command.clone());
+        parts.push(c.name.clone());
+        collect_strings(&c.input, &mut parts);
+        if let Some(r) = &c.result {
+            parts.push(r.output.clone());
+        }
+    }
+    Some(parts.iter().map(|p| p.split_whitespace().collect::<Vec<_>>().join(" ")).collect::<Vec<_>>().join("\n"))
+}
+
+fn collect_strings(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| collect_strings(x, out)),
+        serde_json::Value::Object(o) => o.values().for_each(|x| collect_strings(x, out)),
+        _ => {}
+    }
+}
+
+/// Quoted fragments of a piece of rendered text: code spans (any fence length) and
+/// “…” quotes.
+fn quotes(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'`' {
+            i += 1;
+            continue;
+        }
+        let n = b[i..].iter().take_while(|c| **c == b'`').count();
+        let fence = "`".repeat(n);
+        let start = i + n;
+        match text[start..].find(&fence) {
+            Some(len) => {
+                out.push(text[start..start + len].trim().to_string());
+                i = start + len + n;
+            }
+            None => break,
+        }
+    }
+    let curly = Regex::new(r"“([^”]+)”").expect("regex");
+    out.extend(curly.captures_iter(text).map(|c| c[1].to_string()));
+    out
+}
+
+fn html_to_text(line: &str) -> String {
+    let tags = Regex::new(r"<[^>]+>").expect("regex");
+    let line = line.replace("<code>", "`").replace("</code>", "`");
+    tags.replace_all(&line, "")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#x27;", "'")
+        .replace("&amp;", "&")
+}
+
+/// Check every citation of `doc` against the (redacted) session; returns how many.
+fn check_citations(doc: &str, session: &Session, html: bool, what: &str) -> usize {
+    let cite = Regex::new(r"\[msg (\d+)\]").expect("regex");
+    let mut checked = 0;
+    for raw in doc.lines() {
+        let line = if html { html_to_text(raw) } else { raw.to_string() };
+        let cites: Vec<_> = cite.captures_iter(&line).collect();
+        for (i, c) in cites.iter().enumerate() {
+            let m0 = c.get(0).expect("match");
+            let idx: u32 = c[1].parse().expect("number");
+            let from = if i == 0 { 0 } else { cites[i - 1].get(0).expect("match").end() };
+            let to = cites.get(i + 1).map_or(line.len(), |n| n.get(0).expect("match").start());
+            let window = &line[from..to];
+            let msg = session.message(idx).unwrap_or_else(|| panic!("{what}: [msg {idx}] does not exist\n{line}"));
+            checked += 1;
+            if msg.text.trim().is_empty() && msg.calls.is_empty() {
+                continue; // an empty turn: nothing to quote
+            }
+            let hay = haystack(session, idx).expect("message");
+            let found = quotes(window).iter().any(|q| {
+                let pieces: Vec<String> = q
+                    .split('…')
+                    .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+                    .filter(|p| p.chars().count() >= 2 && !p.starts_with('('))
+                    .collect();
+                !pieces.is_empty() && pieces.iter().all(|p| hay.contains(p.as_str()))
+            });
+            assert!(found, "{what}: [msg {idx}] is cited without a quote from it:\n{line}\n(at {})", m0.start());
+        }
+    }
+    checked
+}
+
+fn redacted(s: &Session) -> Session {
+    let mut r = s.clone();
+    Redactor::for_session(s, None).expect("redactor").redact_session(&mut r);
+    r
+}
+
+fn citation_sources() -> Vec<PathBuf> {
+    let mut v = samples();
+    for rel in [
+        "claude_code/sniffly/ba79134d-b6e9-4867-af0c-6941038c9e4b.jsonl",
+        "claude_code/sniffly/fed8ce56-bc79-401f-a83e-af084253362f.jsonl",
+        "claude_code/DRMacIver_claude-reliability/coverage-test-fix.transcript.jsonl",
+        "claude_code/DRMacIver_claude-reliability/python-to-rust-port.transcript.jsonl",
+    ] {
+        let p = common::real(rel);
+        if p.exists() {
+            v.push(p);
+        }
+    }
+    v
+}
+
+#[test]
+fn every_citation_quotes_the_message_it_cites() {
+    let mut total = 0;
+    for path in citation_sources() {
+        for s in common::parse(&path) {
+            if s.messages.is_empty() {
+                continue;
+            }
+            let red = redacted(&s);
+            let (a, z) = arc_of(&s);
+            let mut selectors = vec![Selector::Session, Selector::Arc(a, z)];
+            // Episodes: every message with a call or typed by the user, spread over the session.
+            let picks: Vec<u32> =
+                s.messages.iter().filter(|m| !m.calls.is_empty() || m.is_typed_user()).map(|m| m.idx).collect();
+            let step = (picks.len() / 8).max(1);
+            selectors.extend(picks.iter().step_by(step).map(|i| Selector::Episode(*i)));
+            for sel in selectors {
+                for fmt in ["md", "html"] {
+                    let doc = render(&s, sel, fmt);
+                    let what = format!("{} {sel:?} {fmt}", path.display());
+                    total += check_citations(&doc, &red, fmt == "html", &what);
+                }
+            }
+        }
+    }
+    assert!(total > 200, "only {total} citations checked");
+}
+
+#[test]
+fn a_citation_without_its_quote_is_caught() {
+    // The checker itself must be able to fail.
+    let s = &common::parse(&common::corpus("claude-code/ledger-timezone-fix.jsonl"))[0];
+    let doc = "The user wrote “CI runs in America/New_York” [msg 8].\nThe user wrote “something else” [msg 8].";
+    let r = std::panic::catch_unwind(|| check_citations(doc, s, false, "probe"));
+    assert!(r.is_err());
+    assert_eq!(check_citations(doc.lines().next().expect("line"), s, false, "probe"), 1);
+}
+
+// ---------------------------------------------------------------------------------
+// Redaction: one sample of every kind; none may survive in any format.
+
+fn secrets() -> Vec<(&'static str, String)> {
+    vec![
+        ("aws", format!("AKIA{}", noise(1, 16, UPPER32))),
+        ("gcp", format!("AIza{}", noise(2, 35, ALNUM))),
+        ("azure", format!("{}8Q~{}", noise(3, 3, ALNUM), noise(4, 32, ALNUM))),
+        ("github", format!("ghp_{}", noise(5, 36, ALNUM))),
+        ("github-fine-grained", format!("github_pat_{}", noise(6, 82, ALNUM))),
+        ("gitlab", format!("glpat-{}", noise(7, 20, ALNUM))),
+        (
+            "slack",
+            format!("xoxb-{}-{}-{}", noise(8, 12, "0123456789"), noise(9, 12, "0123456789"), noise(10, 24, ALNUM)),
+        ),
+        ("discord", noise(11, 64, HEX)),
+        ("openai", format!("sk-proj-{}", noise(12, 48, ALNUM))),
+        ("anthropic", format!("sk-ant-api03-{}", noise(13, 60, ALNUM))),
+        ("huggingface", format!("hf_{}", noise(14, 34, LOWER))),
+        ("stripe", format!("sk_live_{}", noise(15, 32, ALNUM))),
+        ("npm", format!("npm_{}", noise(16, 36, ALNUM))),
+        ("jwt", format!("eyJhbGciOiJIUzI1NiJ9.eyJ{}.{}", noise(17, 40, ALNUM), noise(18, 43, ALNUM))),
+        ("password", format!("Tr0ub4{}", noise(19, 10, ALNUM))),
+        ("db-password", format!("pw{}", noise(20, 12, ALNUM))),
+        ("email", "ann.smith@corp-mail.com".to_string()),
+        ("ipv4", "203.0.113.77".to_string()),
+        ("ipv6", "2001:db8:85a3::8a2e:370:7334".to_string()),
+        ("host", "gpu-node-7.lab.internal".to_string()),
+        ("home-user", "annsmith".to_string()),
+        ("pem-body", noise(21, 64, ALNUM)),
+    ]
+}
+
+/// Where each sample sits: a command and its output, as they would in a session.
+fn secret_call(kind: &str, secret: &str) -> (String, String) {
+    match kind {
+        "discord" => ("cat bot.env".into(), format!("DISCORD_TOKEN={secret}")),
+        "password" => ("grep -n password config.ini".into(), format!("12:password={secret}")),
+        "db-password" => ("echo $DATABASE_URL".into(), format!("postgres://app:{secret}@db.internal:5432/prod")),
+        "email" => ("git log -1 --format=%ae".into(), secret.to_string()),
+        "ipv4" => (format!("curl -s http://{secret}:8080/health"), "ok".into()),
+        "ipv6" => ("ip -6 addr show eth0".into(), format!("inet6 {secret}/64 scope global")),
+        "host" => (format!("ssh root@{secret} 'uptime'"), "up 3 days".into()),
+        "home-user" => (format!("cat /home/{secret}/.netrc | wc -l"), "3".into()),
+        "jwt" => (format!("curl -H 'Authorization: Bearer {secret}' https://api.example.com/me"), "{}".into()),
+        "pem-body" => (
+            "cat deploy_key".into(),
+            format!(
+                "-----BEGIN RSA PRIVATE KEY-----\n{secret}\n{}\n-----END RSA PRIVATE KEY-----",
+                noise(22, 64, ALNUM)
+            ),
+        ),
+        _ => (
+            format!("printenv {}", kind.to_uppercase()),
+            format!("export {}_KEY={secret}", kind.to_uppercase().replace('-', "_")),
+        ),
+    }
+}
+
+/// A session with one sample of every kind, each in its own call (so an episode shows
+/// it whole), and some in the user's and assistant's text.
+fn secret_transcript() -> (String, Vec<(&'static str, String)>) {
+    let s = secrets();
+    let mut t = Transcript::new()
+        .user(&format!("Deploy with key {} and tell {} when done.", s[0].1, "ann.smith@corp-mail.com"));
+    for (kind, secret) in &s {
+        let (cmd, out) = secret_call(kind, secret);
+        t = t.bash(&cmd, &out, false);
+    }
+    let t = t.assistant(&format!("Rotating the key {} now.", s[3].1));
+    (t.text(), s)
+}
+
+fn secret_selectors(s: &Session) -> Vec<Selector> {
+    let mut v = vec![Selector::Session, Selector::Arc(1, s.messages.len() as u32)];
+    v.extend(s.messages.iter().map(|m| Selector::Episode(m.idx)));
+    v
+}
+
+#[test]
+fn no_secret_survives_in_any_format() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (text, secrets) = secret_transcript();
+    let path = dir.path().join("secrets.jsonl");
+    std::fs::write(&path, text).expect("write");
+    let s = &common::parse(&path)[0];
+    // Unredacted, the reports do show every sample — else the test proves nothing.
+    let mut raw = String::new();
+    for sel in secret_selectors(s) {
+        raw.push_str(&report::render(s, sel, "md", &strict(), Redaction::Off).expect("render"));
+    }
+    for (kind, secret) in &secrets {
+        assert!(raw.contains(secret.as_str()), "{kind} sample not shown in the unredacted reports");
+    }
+    for sel in secret_selectors(s) {
+        for fmt in ["md", "html", "json"] {
+            let out = render(s, sel, fmt);
+            for (kind, secret) in &secrets {
+                assert!(!out.contains(secret.as_str()), "{kind} survived in {fmt} {sel:?}:\n{out}");
+            }
+        }
+    }
+}
+
+#[test]
+fn seeds_spelling_of_a_redacted_ssh_host() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let t = Transcript::new().user("Why did the server crash?").bash(
+        "ssh root@198.51.100.23 'tail -50 /data/logs/exp_1b.log' 2>&1",
+        "Loading shards: 3% Completed | 2/64",
+        false,
+    );
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(&path, t.text()).expect("write");
+    let out = render(&common::parse(&path)[0], Selector::Episode(2), "md");
+    assert!(out.contains("ssh root@[REDACTED] 'tail -50 /data/logs/exp_1b.log' 2>&1"), "{out}");
+    assert!(out.contains("/home/[USER]/") || !out.contains("/home/ann/"));
+}
+
+#[test]
+fn extra_patterns_from_a_file_are_redacted() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pats = dir.path().join("patterns.txt");
+    std::fs::write(&pats, "# ticket ids\nPROJ-\\d+\n").expect("write");
+    let s = &common::parse(&common::corpus("claude-code/ledger-timezone-fix.jsonl"))[0];
+    let mut s = s.clone();
+    s.messages[2].text.push_str(" See PROJ-4711.");
+    let out = report::render(&s, Selector::Session, "md", &strict(), Redaction::WithPatterns(&pats)).expect("render");
+    assert!(!out.contains("PROJ-4711") && out.contains("[REDACTED]"), "{out}");
+}
+
+// ---------------------------------------------------------------------------------
+// HTML: transcript markup is text; the page is self-contained.
+
+fn script_session(dir: &Path) -> PathBuf {
+    let t = Transcript::new()
+        .user("Render this: <script>document.title='PWNED'</script> and <img src=x onerror=\"document.title='PWNED'\">")
+        .bash("echo '<script>alert(1)</script>'", "<script>alert(1)</script>\n</pre></code><b>bold</b>", false)
+        .assistant("It printed <script>alert(1)</script> & friends.");
+    let path = dir.join("script.jsonl");
+    std::fs::write(&path, t.text()).expect("write");
+    path
+}
+
+#[test]
+fn transcript_markup_renders_as_text_in_html() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let s = &common::parse(&script_session(dir.path()))[0];
+    for sel in [Selector::Session, Selector::Episode(2), Selector::Arc(1, 4)] {
+        let html = render(s, sel, "html");
+        assert!(!html.to_lowercase().contains("<script"), "{sel:?}:\n{html}");
+        assert!(!html.contains("<img"), "{sel:?}");
+        assert!(!html.contains("<b>bold"), "{sel:?}");
+        assert!(html.contains("&lt;script&gt;"), "{sel:?}");
+        // Self-contained: no external resource of any kind.
+        for needle in ["src=\"http", "href=\"http", "@import", "url(http"] {
+            assert!(!html.contains(needle), "{needle} in {sel:?}");
+        }
+    }
+}
+
+/// Chromium, when installed (`.ci/run` installs it; CI=true makes it required).
+fn chromium() -> Option<PathBuf> {
+    for p in ["/usr/bin/chromium", "/usr/bin/chromium-browser"] {
+        if Path::new(p).exists() {
+            return Some(PathBuf::from(p));
+        }
+    }
+    assert!(std::env::var_os("CI").is_none(), "CI needs chromium for the HTML check (apt-get install -y chromium)");
+    eprintln!("chromium not installed: skipping the browser check");
+    None
+}
+
+#[test]
+fn html_reports_open_in_a_browser_without_errors_or_scripts() {
+    let Some(chrome) = chromium() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let s = &common::parse(&script_session(dir.path()))[0];
+    let ledger = &common::parse(&common::corpus("claude-code/ledger-timezone-fix.jsonl"))[0];
+    for (name, sess, sel) in [("script", s, Selector::Episode(2)), ("ledger", ledger, Selector::Session)] {
+        let file = dir.path().join(format!("{name}.html"));
+        std::fs::write(&file, render(sess, sel, "html")).expect("write");
+        let out = std::process::Command::new(&chrome)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--no-first-run",
+                "--enable-logging=stderr",
+                "--v=0",
+                &format!("--user-data-dir={}", dir.path().join("profile").display()),
+                "--dump-dom",
+            ])
+            .arg(format!("file://{}", file.display()))
+            .output()
+            .expect("run chromium");
+        let dom = String::from_utf8_lossy(&out.stdout);
+        let log = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "chromium failed: {log}");
+        assert!(dom.contains("<h1>"), "{name}: no report in the DOM:\n{dom}");
+        // A script that ran would have changed the title.
+        assert!(!dom.contains("<title>PWNED"), "{name}: a script ran");
+        assert!(!dom.to_lowercase().contains("<script"), "{name}: a script element in the DOM");
+        for bad in ["CONSOLE", "Uncaught", "Refused to"] {
+            assert!(!log.contains(bad), "{name}: console message `{bad}`:\n{log}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// User template folders.
+
+fn ledger() -> Session {
+    common::parse(&common::corpus("claude-code/ledger-timezone-fix.jsonl")).remove(0)
+}
+
+fn with_templates(dir: &Path, sel: Selector, fmt: &str) -> anyhow::Result<String> {
+    let mut t = Templates::with_user_dir(dir)?;
+    t.strict = true;
+    report::render(&ledger(), sel, fmt, &t, Redaction::On)
+}
+
+#[test]
+fn a_user_section_replaces_only_that_section() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("sections/episode")).expect("mkdir");
+    std::fs::write(dir.path().join("sections/episode/context.md.j2"), "## Our context\n\nCustom {{ r.key }}.\n")
+        .expect("write");
+    let out = with_templates(dir.path(), Selector::Episode(4), "md").expect("render");
+    assert!(out.contains("## Our context\n\nCustom 4."), "{out}");
+    assert!(!out.contains("## The broader context"));
+    assert!(out.contains("## The subject message"), "the rest stays");
+}
+
+#[test]
+fn a_user_template_can_extend_the_default_and_change_one_block() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("episode.md.j2"),
+        "{% extends \"default/episode.md.j2\" %}{% block title %}# Ours: {{ phrase(\"title\", r) }}{% endblock %}",
+    )
+    .expect("write");
+    let out = with_templates(dir.path(), Selector::Episode(4), "md").expect("render");
+    assert!(out.starts_with("# Ours: "), "{out}");
+    assert!(out.contains("## What followed"));
+}
+
+#[test]
+fn user_phrases_and_glossary_extend_the_defaults() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("phrases.toml"), "[_message]\n\"title.test-failed\" = [\"Red: {{ f.key }}\"]\n")
+        .expect("write");
+    std::fs::write(
+        dir.path().join("glossary.toml"),
+        "[[term]]\nname = \"Ledger\"\npatterns = ['\\bLedger\\b']\nexplain = \"the project's book of postings.\"\n",
+    )
+    .expect("write");
+    let out = with_templates(dir.path(), Selector::Episode(4), "md").expect("render");
+    assert!(out.starts_with("# Red: 4"), "{out}");
+    assert!(out.contains("**Ledger**: the project's book of postings."));
+    assert!(out.contains("**pytest**"), "default terms stay");
+}
+
+#[test]
+fn a_template_folder_cannot_reach_outside_itself() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let outside = root.path().join("outside.j2");
+    std::fs::write(&outside, "SECRET OUTSIDE").expect("write");
+    let dir = root.path().join("tpl");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+
+    // `..` in an include.
+    std::fs::write(dir.join("episode.md.j2"), "{% include \"../outside.j2\" %}").expect("write");
+    let e = with_templates(&dir, Selector::Episode(4), "md").expect_err("`..` must be refused");
+    assert!(!format!("{e:#}").contains("SECRET OUTSIDE"));
+
+    // An absolute path.
+    std::fs::write(dir.join("episode.md.j2"), format!("{{% include \"{}\" %}}", outside.display())).expect("write");
+    let e = with_templates(&dir, Selector::Episode(4), "md").expect_err("absolute paths must be refused");
+    assert!(format!("{e:#}").contains("not allowed"), "{e:#}");
+
+    // A symlink that leaves the folder.
+    std::fs::remove_file(dir.join("episode.md.j2")).expect("rm");
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&outside, dir.join("episode.md.j2")).expect("symlink");
+        let e = with_templates(&dir, Selector::Episode(4), "md").expect_err("symlink out must be refused");
+        assert!(format!("{e:#}").contains("outside the templates folder"), "{e:#}");
+        std::fs::remove_file(dir.join("episode.md.j2")).expect("rm");
+        std::os::unix::fs::symlink(&outside, dir.join("glossary.toml")).expect("symlink");
+        assert!(with_templates(&dir, Selector::Session, "md").is_err(), "glossary.toml via symlink");
+    }
+}
+
+#[test]
+fn report_cli_writes_files_and_refuses_bad_selectors() {
+    let idx = tempfile::tempdir().expect("tempdir");
+    let out = idx.path().join("r.html");
+    common::debrief(idx.path())
+        .args(["report", "--episode", "4", "--format", "html", "-o"])
+        .arg(&out)
+        .arg(common::corpus("claude-code/ledger-timezone-fix.jsonl"))
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&out).expect("read");
+    assert!(html.starts_with("<!doctype html>") && html.contains("id=\"msg-4\""));
+    common::debrief(idx.path())
+        .args(["report", "--episode", "999"])
+        .arg(common::corpus("claude-code/ledger-timezone-fix.jsonl"))
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("no message [msg 999]"));
+    common::debrief(idx.path())
+        .args(["report", "--format", "pdf"])
+        .arg(common::corpus("claude-code/ledger-timezone-fix.jsonl"))
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("unknown report format"));
+    let md = common::debrief(idx.path())
+        .args(["report", "--arc", "3..10"])
+        .arg(common::corpus("claude-code/ledger-timezone-fix.jsonl"))
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&md.get_output().stdout).into_owned();
+    assert!(text.contains("## Conclusion") && text.contains("/home/[USER]/"), "{text}");
+}
