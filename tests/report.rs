@@ -220,9 +220,14 @@ fn every_citation_quotes_the_message_it_cites() {
                 s.messages.iter().filter(|m| !m.calls.is_empty() || m.is_typed_user()).map(|m| m.idx).collect();
             let step = (picks.len() / 8).max(1);
             selectors.extend(picks.iter().step_by(step).map(|i| Selector::Episode(*i)));
+            // Detect, redact and gather once per selector; both formats render the
+            // same facts (the CLI does the same steps through `report::render`).
+            let findings = debrief::detect::detect_session(debrief::detect::registry(), &s.messages);
+            let glossary = strict().glossary().expect("glossary");
             for sel in selectors {
+                let rep = report::build(&red, &findings, sel, &glossary).expect("build");
                 for fmt in ["md", "html"] {
-                    let doc = render(&s, sel, fmt);
+                    let doc = report::export::by_id(fmt).expect("format").render(&rep, &strict()).expect("render");
                     let what = format!("{} {sel:?} {fmt}", path.display());
                     total += check_citations(&doc, &red, fmt == "html", &what);
                 }

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::text::{clip, clock, one_line, secs_between};
 use crate::model::{Call, Message};
+use crate::shell::{self, SimpleCommand};
 
 /// Output lines shown from the start and the end of a trimmed output.
 const HEAD_LINES: usize = 4;
@@ -101,12 +102,9 @@ static TEST: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b(pytest|cargo (nextest run|test)|go test|npm (run )?test|yarn test|make test|jest|vitest|tox|rspec|ctest|unittest|phpunit|mvn test|gradle test)\b")
         .expect("static regex")
 });
-static WAIT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b(sleep|until|while|watch|wait)\b").expect("static regex"));
 
 const SEARCH_PROGRAMS: &[&str] = &["grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "select-string", "findstr"];
 const READ_PROGRAMS: &[&str] = &["tail", "head", "sed", "less", "cat", "awk", "more", "bat", "nl"];
-const WRAPPERS: &[&str] = &["sudo", "time", "nohup", "setsid", "env", "exec", "timeout", "stdbuf", "nice", "xargs"];
 
 impl CallFacts {
     pub fn of(call: &Call, msg: &Message) -> CallFacts {
@@ -262,191 +260,40 @@ fn patch_file(call: &Call) -> Option<String> {
     })
 }
 
-/// Split a command line into words, honouring single and double quotes and backslashes.
-pub fn words(cmd: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut in_word = false;
-    let mut chars = cmd.chars().peekable();
-    let mut quote: Option<char> = None;
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            // In double quotes a backslash escapes only `$`, `` ` ``, `"`, `\` and a
-            // newline; before anything else it stays (`grep "a\|b"`).
-            (Some('"'), '\\') => match chars.next() {
-                Some(n @ ('$' | '`' | '"' | '\\' | '\n')) => cur.push(n),
-                Some(n) => {
-                    cur.push('\\');
-                    cur.push(n);
-                }
-                None => cur.push('\\'),
-            },
-            (Some(_), c) => cur.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                in_word = true;
-            }
-            (None, '\\') => {
-                if let Some(n) = chars.next() {
-                    cur.push(n);
-                    in_word = true;
-                }
-            }
-            (None, c) if c.is_whitespace() => {
-                if in_word {
-                    out.push(std::mem::take(&mut cur));
-                    in_word = false;
-                }
-            }
-            (None, c) => {
-                cur.push(c);
-                in_word = true;
-            }
-        }
-    }
-    if in_word {
-        out.push(cur);
-    }
-    out
-}
-
-/// The simple commands of a command line: split at `|`, `&&`, `||`, `;`, newlines
-/// outside quotes; `ssh host '…'` and `bash -c '…'` are opened up.
-pub fn segments(cmd: &str) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    split_segments(cmd, &mut out, 0);
-    out
-}
-
-fn split_segments(cmd: &str, out: &mut Vec<Vec<String>>, depth: u8) {
-    let mut cur = String::new();
-    let mut quote: Option<char> = None;
-    let mut chars = cmd.chars().peekable();
-    let flush = |cur: &mut String, out: &mut Vec<Vec<String>>| {
-        let w = words(cur);
-        cur.clear();
-        if w.is_empty() {
-            return;
-        }
-        let inner = unwrap_remote(&w);
-        match inner {
-            Some(inner) if depth < 3 => split_segments(&inner, out, depth + 1),
-            _ => out.push(w),
-        }
-    };
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => {
-                quote = None;
-                cur.push(c);
-            }
-            (Some(_), c) => cur.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                cur.push(c);
-            }
-            (None, '|' | ';' | '\n') => {
-                if c == '|' && chars.peek() == Some(&'|') {
-                    chars.next();
-                }
-                flush(&mut cur, out);
-            }
-            (None, '&') if chars.peek() == Some(&'&') => {
-                chars.next();
-                flush(&mut cur, out);
-            }
-            (None, c) => cur.push(c),
-        }
-    }
-    flush(&mut cur, out);
-}
-
-/// The command inside `ssh [opts] host 'cmd'` or `bash -c 'cmd'` / `sh -lc 'cmd'`.
-fn unwrap_remote(w: &[String]) -> Option<String> {
-    let prog = base(&w[0]);
-    if prog == "ssh" {
-        let mut i = 1;
-        while i < w.len() && w[i].starts_with('-') {
-            let takes_arg = w[i].len() == 2 && "BbcDEeFIiJLlmOoPpQRSWw".contains(&w[i][1..]);
-            i += if takes_arg { 2 } else { 1 };
-        }
-        // w[i] is the destination; the rest is the remote command.
-        return (i + 1 < w.len()).then(|| w[i + 1..].join(" "));
-    }
-    if matches!(prog, "bash" | "sh" | "zsh") {
-        let pos = w.iter().position(|a| a.starts_with('-') && a.contains('c'))?;
-        return w.get(pos + 1).cloned();
-    }
-    None
-}
-
-fn base(p: &str) -> &str {
-    p.rsplit('/').next().unwrap_or(p)
-}
-
-/// The program of a simple command, skipping `VAR=x`, `sudo`, `time`, `cd`.
-fn program_of(seg: &[String]) -> Option<(usize, String)> {
-    let mut i = 0;
-    while i < seg.len() {
-        let w = &seg[i];
-        if w.contains('=')
-            && !w.starts_with('-')
-            && w.split('=').next().is_some_and(|k| !k.is_empty() && !k.contains('/'))
-        {
-            i += 1;
-            continue;
-        }
-        let b = base(w);
-        if WRAPPERS.contains(&b) {
-            i += 1;
-            // `timeout 30 cmd`: skip the duration too.
-            if b == "timeout" && seg.get(i).is_some_and(|a| a.chars().next().is_some_and(|c| c.is_ascii_digit())) {
-                i += 1;
-            }
-            continue;
-        }
-        if b == "cd" || b == "source" || b == "." || b == "export" {
-            return None;
-        }
-        return Some((i, b.to_string()));
-    }
-    None
-}
-
-fn looks_like_file(a: &str) -> bool {
-    !a.starts_with('-')
-        && (a.contains('/') || a.rsplit_once('.').is_some_and(|(s, e)| !s.is_empty() && (1..=5).contains(&e.len())))
-        && !a.contains(['*', '$', '{'])
-        && !a.starts_with("http")
-}
-
-/// Program, action, file, pattern, window, remote — for a shell command line.
+/// Program, action, file, pattern, window, remote — for a shell command line, read
+/// through [`crate::shell`] (which opens up `ssh host '…'`, `bash -lc '…'`, wrappers
+/// and pipelines).
 fn shell_step(cmd: &str) -> Step {
-    let remote = words(cmd).first().is_some_and(|w| base(w) == "ssh") || cmd.contains("ssh ");
-    let segs = segments(cmd);
-    let progs: Vec<(usize, String, &Vec<String>)> =
-        segs.iter().filter_map(|s| program_of(s).map(|(i, p)| (i, p, s))).collect();
-    let text = |seg: &Vec<String>| seg.join(" ");
-    // The step is named by its most telling segment: a launch or a test run beats the
+    let script = shell::parse(cmd);
+    let cmds = &script.commands;
+    let remote = cmds.iter().any(|c| c.remote_host.is_some());
+    let text = |c: &SimpleCommand| {
+        let mut t = c.program.clone();
+        for a in &c.args {
+            t.push(' ');
+            t.push_str(a);
+        }
+        t
+    };
+    // The step is named by its most telling command: a launch or a test run beats the
     // `| tail -20` that trims its output; a search or read beats the pipe filters after
     // it (`grep … | head -20` is a search).
-    let launch = progs.iter().find(|(_, _, s)| LAUNCH.is_match(&text(s)));
-    let test = progs.iter().find(|(_, _, s)| TEST.is_match(&text(s)));
-    let search = progs.iter().find(|(_, p, _)| SEARCH_PROGRAMS.contains(&p.as_str()));
-    let read = progs.iter().find(|(_, p, _)| READ_PROGRAMS.contains(&p.as_str()) && p != "cat" && p != "awk");
-    let background = cmd.trim_end().ends_with('&') && !cmd.trim_end().ends_with("&&");
-    let (pick, mut action) = if let Some(p) = launch {
-        (p, "launch")
-    } else if let Some(p) = test {
-        (p, "test")
-    } else if let Some(p) = search {
-        (p, "search")
-    } else if let Some(p) = read {
-        (p, "read")
-    } else if let Some(p) = progs.first() {
-        (p, if background { "launch" } else { "run" })
-    } else {
+    // `pkill -f sglang.launch_server` names a server but stops it.
+    let launched = |c: &&SimpleCommand| {
+        !matches!(c.name(), "pkill" | "kill" | "killall" | "pgrep" | "ps" | "grep" | "tail" | "cat" | "head" | "echo")
+            && (LAUNCH.is_match(&text(c)) || c.background || c.via.iter().any(|v| v == "nohup" || v == "setsid"))
+    };
+    let pick = cmds
+        .iter()
+        .find(launched)
+        .map(|c| (c, "launch"))
+        .or_else(|| cmds.iter().find(|c| TEST.is_match(&text(c))).map(|c| (c, "test")))
+        .or_else(|| cmds.iter().find(|c| SEARCH_PROGRAMS.contains(&c.name())).map(|c| (c, "search")))
+        .or_else(|| cmds.iter().find(|c| READ_PROGRAMS.contains(&c.name()) && !c.piped_from).map(|c| (c, "read")))
+        .or_else(|| {
+            cmds.iter().find(|c| !matches!(c.name(), "cd" | "echo" | "export" | "source" | ".")).map(|c| (c, "run"))
+        });
+    let Some((c, mut action)) = pick else {
         return Step {
             program: "sh".into(),
             action: "run",
@@ -457,44 +304,37 @@ fn shell_step(cmd: &str) -> Step {
             core: None,
         };
     };
-    let (at, program, seg) = pick;
-    let args: Vec<&String> = seg[at + 1..].iter().collect();
-    let file = args.iter().rev().find(|a| looks_like_file(a)).map(|a| a.to_string());
+    let file = c.file_args().last().map(|f| f.to_string());
     let mut pattern = None;
     let mut window = None;
     match action {
-        // The first argument that is neither a flag nor the file.
         "search" => {
-            pattern =
-                args.iter().find(|a| !a.starts_with('-') && Some(a.as_str()) != file.as_deref()).map(|a| a.to_string())
+            pattern = c
+                .flag_value(Some('e'), Some("regexp"))
+                .or_else(|| c.positionals().into_iter().next())
+                .map(str::to_string)
         }
-        "read" => window = read_window(program, &args),
+        "read" => window = read_window(c),
         _ => {}
     }
-    if action == "run" && WAIT.is_match(cmd) && (cmd.contains("curl") || cmd.contains("grep") || cmd.contains("sleep"))
-    {
+    // A loop that sleeps between probes is a wait, whatever it probes with (a `grep`
+    // of the log, a `curl` of a health endpoint).
+    if action != "launch" && script.loops.iter().any(|l| l.max_sleep_secs().is_some()) {
         action = "wait";
     }
-    let core = (segs.len() > 1 || remote).then(|| clip(&seg[*at..].join(" "), 100));
-    Step { program: program.clone(), action, file, pattern, window, remote, core }
+    let core = (cmds.len() > 1 || remote || !c.env.is_empty()).then(|| clip(&text(c), 100));
+    Step { program: c.name().to_string(), action, file, pattern, window, remote, core }
 }
 
 /// `tail -50` → "last 50 lines"; `head -n 20` → "first 20 lines"; `sed -n '40,75p'` →
 /// "lines 40-75".
-fn read_window(program: &str, args: &[&String]) -> Option<String> {
-    let count = || {
-        args.iter().enumerate().find_map(|(i, a)| {
-            if let Some(n) = a.strip_prefix("-n") {
-                if n.is_empty() { args.get(i + 1).and_then(|x| x.parse::<u64>().ok()) } else { n.parse().ok() }
-            } else {
-                a.strip_prefix('-').and_then(|n| n.parse::<u64>().ok())
-            }
-        })
-    };
-    match program {
+fn read_window(c: &SimpleCommand) -> Option<String> {
+    let count =
+        || c.flag_value(Some('n'), Some("lines")).and_then(|n| n.trim_start_matches(['+', '-']).parse::<u64>().ok());
+    match c.name() {
         "tail" => Some(format!("last {} lines", count().unwrap_or(10))),
         "head" => Some(format!("first {} lines", count().unwrap_or(10))),
-        "sed" => args.iter().find_map(|a| {
+        "sed" => c.args.iter().find_map(|a| {
             let r = a.strip_suffix('p')?;
             let (x, y) = r.split_once(',')?;
             Some(format!("lines {}-{}", x.parse::<u64>().ok()?, y.parse::<u64>().ok()?))

@@ -267,6 +267,9 @@ pub struct Builder<'a> {
     pub findings: &'a [Finding],
     pub glossary: &'a Glossary,
     median_assistant_chars: usize,
+    /// Facts of every call, per message position: computed once, since shell parsing
+    /// and output analysis are the costly part and every section asks again.
+    calls: Vec<Vec<CallFacts>>,
 }
 
 impl<'a> Builder<'a> {
@@ -275,7 +278,16 @@ impl<'a> Builder<'a> {
             session.messages.iter().filter(|m| m.role == Role::Assistant).map(|m| m.char_len()).collect();
         lens.sort_unstable();
         let median_assistant_chars = lens.get(lens.len() / 2).copied().unwrap_or(0);
-        Builder { session, findings, glossary, median_assistant_chars }
+        let calls = session.messages.iter().map(|m| m.calls.iter().map(|c| CallFacts::of(c, m)).collect()).collect();
+        Builder { session, findings, glossary, median_assistant_chars, calls }
+    }
+
+    /// The facts of `m`'s calls, in call order.
+    fn facts_of(&self, m: &Message) -> &[CallFacts] {
+        match self.session.messages.binary_search_by_key(&m.idx, |x| x.idx) {
+            Ok(pos) => &self.calls[pos],
+            Err(_) => &[],
+        }
     }
 
     fn info(&self) -> SessionInfo {
@@ -331,7 +343,7 @@ impl<'a> Builder<'a> {
             chars: m.char_len(),
             empty: m.text.trim().is_empty() && m.calls.is_empty(),
             thinking,
-            calls: m.calls.iter().map(|c| CallFacts::of(c, m)).collect(),
+            calls: self.facts_of(m).to_vec(),
             headings: headings(&m.text),
             handle: m
                 .commands()
@@ -368,8 +380,8 @@ impl<'a> Builder<'a> {
                 } else if all && !m.text.trim().is_empty() {
                     out.push(base("said", sentences(&m.text, 1, QUOTE)));
                 }
-                for c in &m.calls {
-                    let f = CallFacts::of(c, m);
+                for f in self.facts_of(m) {
+                    let f = f.clone();
                     let out_facts = f.output.as_ref();
                     let failed = f.failed();
                     let kind = match f.action {
@@ -380,7 +392,9 @@ impl<'a> Builder<'a> {
                         _ if failed => "failed",
                         "search" if all => "searched",
                         "read" if all => "read",
-                        "wait" if all => "waited",
+                        // A wait is part of the story even in brief: it is how a launch
+                        // was judged.
+                        "wait" => "waited",
                         _ if all => "ran",
                         _ => continue,
                     };
@@ -630,17 +644,16 @@ impl<'a> Builder<'a> {
     /// Settings that differ between this message's launch and the previous launch of
     /// the same program in the session.
     fn changes_since_previous_launch(&self, m: &Message) -> (Vec<Change>, Option<Event>) {
-        let Some((cmd, prog)) = m.calls.iter().find_map(|c| {
-            let f = CallFacts::of(c, m);
-            (f.action == "launch").then(|| (c.command.clone().unwrap_or_default(), f.program))
+        let Some((cmd, prog)) = m.calls.iter().zip(self.facts_of(m)).find_map(|(c, f)| {
+            (f.action == "launch").then(|| (c.command.clone().unwrap_or_default(), f.program.clone()))
         }) else {
             return (vec![], None);
         };
         let s = self.session;
         let pos = s.messages.partition_point(|x| x.idx < m.idx);
         for prev in s.messages[..pos].iter().rev() {
-            for c in &prev.calls {
-                let f = CallFacts::of(c, prev);
+            for (c, f) in prev.calls.iter().zip(self.facts_of(prev)) {
+                let f = f.clone();
                 if f.action == "launch" && f.program == prog {
                     let before = settings(c.command.as_deref().unwrap_or(""));
                     let after = settings(&cmd);
@@ -749,11 +762,8 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        let calls: Vec<CallFacts> = msgs
-            .iter()
-            .flat_map(|m| m.calls.iter().map(|c| CallFacts::of(c, m)))
-            .filter(|c| c.command.is_some())
-            .collect();
+        let calls: Vec<CallFacts> =
+            msgs.iter().flat_map(|m| self.facts_of(m).iter().cloned()).filter(|c| c.command.is_some()).collect();
         let mut detectors: Vec<String> = in_range.iter().map(|f| f.detector.clone()).collect();
         detectors.sort();
         detectors.dedup();
@@ -826,11 +836,8 @@ impl<'a> Builder<'a> {
         for (n, &i) in starts.iter().enumerate() {
             let end = starts.get(n + 1).copied().unwrap_or(s.messages.len());
             let part = &s.messages[i..end];
-            let calls: Vec<CallFacts> = part
-                .iter()
-                .flat_map(|m| m.calls.iter().map(|c| CallFacts::of(c, m)))
-                .filter(|c| c.command.is_some())
-                .collect();
+            let calls: Vec<CallFacts> =
+                part.iter().flat_map(|m| self.facts_of(m).iter().cloned()).filter(|c| c.command.is_some()).collect();
             let last = part.last().map(|m| m.idx).unwrap_or(s.messages[i].idx);
             let t0 = s.messages[i].timestamp;
             let t1 = part.iter().rev().find_map(|m| m.timestamp);
@@ -859,8 +866,8 @@ impl<'a> Builder<'a> {
         // Launches and the wait until the next launch of the same program.
         let mut launches: Vec<Launch> = Vec::new();
         for m in &s.messages {
-            for c in &m.calls {
-                let f = CallFacts::of(c, m);
+            for f in self.facts_of(m) {
+                let f = f.clone();
                 if f.action != "launch" {
                     continue;
                 }
@@ -914,8 +921,8 @@ impl<'a> Builder<'a> {
         // Failed commands grouped by what ran.
         let mut groups: Vec<FailureGroup> = Vec::new();
         for m in &s.messages {
-            for c in &m.calls {
-                let f = CallFacts::of(c, m);
+            for f in self.facts_of(m) {
+                let f = f.clone();
                 if !f.failed() {
                     continue;
                 }
@@ -1007,8 +1014,8 @@ impl<'a> Builder<'a> {
         let mut calls: Vec<(i64, Event)> = Vec::new();
         let mut in_calls = 0i64;
         for m in &s.messages {
-            for c in &m.calls {
-                let f = CallFacts::of(c, m);
+            for f in self.facts_of(m) {
+                let f = f.clone();
                 let Some(secs) = f.seconds else { continue };
                 in_calls += secs;
                 *by_program.entry(f.program.clone()).or_default() += secs;
@@ -1073,9 +1080,9 @@ fn ep_cites(ep: &EpisodeFacts) -> Vec<u32> {
 fn signature(f: &CallFacts) -> String {
     match &f.command {
         Some(cmd) => {
-            let w = super::calls::words(cmd);
-            let pos = w.iter().position(|x| super::calls::words(x).first().is_some_and(|p| p.ends_with(&f.program)));
-            let arg = pos.and_then(|p| w[p + 1..].iter().find(|a| !a.starts_with('-'))).map(|a| clip(a, 40));
+            let script = crate::shell::parse(cmd);
+            let c = script.commands.iter().find(|c| c.name() == f.program);
+            let arg = c.and_then(|c| c.positionals().into_iter().next()).map(|a| clip(a, 40));
             match arg {
                 Some(a) => format!("{} {a}", f.program),
                 None => f.program.clone(),
@@ -1087,7 +1094,7 @@ fn signature(f: &CallFacts) -> String {
 
 /// `KEY=value` environment assignments and `--flag[=value]` options of a command line.
 fn settings(cmd: &str) -> BTreeMap<String, String> {
-    let w = super::calls::words(cmd);
+    let w = crate::shell::words(cmd);
     let mut out = BTreeMap::new();
     let mut i = 0;
     while i < w.len() {

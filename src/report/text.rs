@@ -37,23 +37,19 @@ pub fn quote(s: &str, max: usize) -> String {
     clip(&one_line(s), max)
 }
 
-/// The first `n` sentences of prose (markdown list marks and headings stripped), as one
-/// line of at most `max` characters.
+/// The first `n` sentences of the first paragraph of prose (markdown list marks and
+/// heading marks stripped), as one line of at most `max` characters. Never more than
+/// one paragraph: a quote must be one contiguous piece of the message.
 pub fn sentences(text: &str, n: usize, max: usize) -> String {
-    let mut out = Vec::new();
     for para in text.split("\n\n") {
-        let para = one_line(para.trim_start_matches(['#', '-', '*', ' ', '>']));
+        let para = one_line(para.trim_start_matches(['#', '-', '*', ' ', '>', '\n']));
         if para.is_empty() || para.starts_with("```") {
             continue;
         }
-        for s in split_sentences(&para) {
-            out.push(s);
-            if out.len() >= n {
-                return clip(&out.join(" "), max);
-            }
-        }
+        let s: Vec<String> = split_sentences(&para).into_iter().take(n).collect();
+        return clip(&s.join(" "), max);
     }
-    clip(&out.join(" "), max)
+    String::new()
 }
 
 /// Sentences of one line: a split after `.`, `!`, `?` or `:` that ends a word and is
