@@ -575,3 +575,63 @@ fn report_cli_writes_files_and_refuses_bad_selectors() {
     let text = String::from_utf8_lossy(&md.get_output().stdout).into_owned();
     assert!(text.contains("## Conclusion") && text.contains("/home/[USER]/"), "{text}");
 }
+
+// ---------------------------------------------------------------------------------
+// Per-detector wording: findings as the catalog (../shared/spec/detectors.md) defines
+// them, placed on the seed replay's story, render in both formats and cite correctly —
+// whether or not the detectors that produce them are registered yet.
+
+fn seed_findings() -> Vec<debrief::detect::Finding> {
+    let f = |detector: &str, key: u32, evidence: &[u32], summary: &str| debrief::detect::Finding {
+        detector: detector.to_string(),
+        key,
+        evidence: evidence.to_vec(),
+        summary: summary.to_string(),
+        command: None,
+    };
+    vec![
+        f(
+            "confounded-change",
+            5080,
+            &[5068, 5076, 5078, 5080],
+            "relaunch changes NCCL settings and a code patch at once",
+        ),
+        f("false-crash-alarm", 5081, &[5081, 5085], "the poll loop printed CRASHED while the server was loading"),
+        f("noisy-search", 5082, &[5082], "one ServerArgs line carries most of the grep output"),
+        f("retry-loop", 5083, &[5082, 5083], "the log is grepped again with a similar pattern"),
+        f(
+            "grep-tail-pivot",
+            5084,
+            &[5082, 5083, 5084],
+            "grep swamped by the ServerArgs dump, then tail -50 of the same log",
+        ),
+        f("self-correction", 5085, &[5081, 5085], "the assistant retracts the crash verdict"),
+        f("empty-user-turn", 5086, &[5086], "an empty user turn"),
+        f("context-dump", 5087, &[5086, 5087], "a whole-project recap"),
+        f("polling-timeout", 5069, &[5069], "the wait loop ran out of attempts"),
+    ]
+}
+
+#[test]
+fn every_detector_has_wording_that_cites_correctly() {
+    let path = common::corpus("seed-replay/kimi-k25-eagle3-campaign.jsonl");
+    if !path.exists() {
+        panic!("corpus/seed-replay is missing");
+    }
+    let s = common::parse(&path).remove(0);
+    let red = redacted(&s);
+    let findings = seed_findings();
+    let glossary = strict().glossary().expect("glossary");
+    let mut sels: Vec<Selector> = findings.iter().map(|f| Selector::Episode(f.key)).collect();
+    sels.push(Selector::Arc(5080, 5087));
+    for sel in sels {
+        let rep = report::build(&red, &findings, sel, &glossary).expect("build");
+        for fmt in ["md", "html"] {
+            let doc = report::export::by_id(fmt).expect("format").render(&rep, &strict()).expect("render");
+            check_citations(&doc, &red, fmt == "html", &format!("seed {sel:?} {fmt}"));
+            if fmt == "md" && matches!(sel, Selector::Episode(5084) | Selector::Arc(..)) {
+                insta::assert_snapshot!(format!("seed-replay-with-findings.{sel:?}.md"), doc);
+            }
+        }
+    }
+}

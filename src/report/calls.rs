@@ -280,8 +280,23 @@ fn shell_step(cmd: &str) -> Step {
     // it (`grep … | head -20` is a search).
     // `pkill -f sglang.launch_server` names a server but stops it.
     let launched = |c: &&SimpleCommand| {
-        !matches!(c.name(), "pkill" | "kill" | "killall" | "pgrep" | "ps" | "grep" | "tail" | "cat" | "head" | "echo")
-            && (LAUNCH.is_match(&text(c)) || c.background || c.via.iter().any(|v| v == "nohup" || v == "setsid"))
+        !matches!(
+            c.name(),
+            "pkill"
+                | "kill"
+                | "killall"
+                | "pgrep"
+                | "ps"
+                | "grep"
+                | "tail"
+                | "cat"
+                | "head"
+                | "echo"
+                | "cd"
+                | "export"
+                | "sleep"
+                | "true"
+        ) && (LAUNCH.is_match(&text(c)) || c.background || c.via.iter().any(|v| v == "nohup" || v == "setsid"))
     };
     let pick = cmds
         .iter()

@@ -655,8 +655,8 @@ impl<'a> Builder<'a> {
             for (c, f) in prev.calls.iter().zip(self.facts_of(prev)) {
                 let f = f.clone();
                 if f.action == "launch" && f.program == prog {
-                    let before = settings(c.command.as_deref().unwrap_or(""));
-                    let after = settings(&cmd);
+                    let before = settings(c.command.as_deref().unwrap_or(""), &prog);
+                    let after = settings(&cmd, &prog);
                     let mut changes = Vec::new();
                     for (k, v) in &after {
                         if before.get(k) != Some(v) {
@@ -1092,33 +1092,35 @@ fn signature(f: &CallFacts) -> String {
     }
 }
 
-/// `KEY=value` environment assignments and `--flag[=value]` options of a command line.
-fn settings(cmd: &str) -> BTreeMap<String, String> {
-    let w = crate::shell::words(cmd);
+/// The environment and `--flag[=value]` options of the launched `program` in a command
+/// line — inside `ssh host '…'` and `bash -c '…'` too, through the shared shell parser.
+fn settings(cmd: &str, program: &str) -> BTreeMap<String, String> {
+    let script = crate::shell::parse(cmd);
     let mut out = BTreeMap::new();
-    let mut i = 0;
-    while i < w.len() {
-        let a = &w[i];
-        if let Some(flag) = a.strip_prefix("--") {
+    let Some(i) = script.commands.iter().rposition(|c| c.name() == program) else {
+        return out;
+    };
+    for (k, v) in script.env_at(i) {
+        out.insert(k.to_string(), v.to_string());
+    }
+    let args = &script.commands[i].args;
+    let mut j = 0;
+    while j < args.len() {
+        if let Some(flag) = args[j].strip_prefix("--") {
             match flag.split_once('=') {
                 Some((k, v)) => {
                     out.insert(format!("--{k}"), v.to_string());
                 }
                 None => {
-                    let v = w.get(i + 1).filter(|n| !n.starts_with('-') && !n.contains(['>', '&']));
+                    let v = args.get(j + 1).filter(|n| !n.starts_with('-'));
                     out.insert(format!("--{flag}"), v.cloned().unwrap_or_default());
                     if v.is_some() {
-                        i += 1;
+                        j += 1;
                     }
                 }
             }
-        } else if let Some((k, v)) = a.split_once('=')
-            && !k.is_empty()
-            && k.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-        {
-            out.insert(k.to_string(), v.to_string());
         }
-        i += 1;
+        j += 1;
     }
     out
 }
