@@ -40,8 +40,10 @@ pub struct Finding {
 /// Session-wide numbers that detectors compare a message against.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SessionStats {
-    /// Histogram of assistant text lengths (chars) in quarter-octave buckets.
+    /// Histogram of assistant text lengths (chars) in quarter-octave buckets, over
+    /// assistant messages with text (tool-call-only messages are left out).
     pub assistant_len_buckets: Vec<u32>,
+    /// Assistant messages with text.
     pub assistant_messages: u32,
 }
 
@@ -60,7 +62,10 @@ impl SessionStats {
     }
 
     pub fn observe(&mut self, m: &Message) {
-        if m.role != Role::Assistant {
+        // Only messages that say something: agents emit many assistant messages that
+        // are tool calls with no text, and counting them as length 0 drags the median
+        // to 0, so "several times the typical reply" would mean nothing.
+        if m.role != Role::Assistant || m.text.trim().is_empty() {
             return;
         }
         let b = Self::bucket(m.text.chars().count());
