@@ -9,6 +9,9 @@
 //! to that far from its key message. `detect`, `index` and `report` all use the same
 //! engine, so they agree on every finding.
 
+pub mod calls;
+pub mod prose;
+
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,455 @@
+//! What a tool call did, as detectors need to know it: which files it changed, whether
+//! it failed, whether it only looked at things. Shared by the detectors that ask "did
+//! anything change between these two runs?" (`confounded-change`, `retry-loop`).
+//!
+//! Tool names differ per agent (Claude Code `Edit`/`Write`, Codex `apply_patch`,
+//! SWE-agent and OpenHands `str_replace_editor`, Gemini `replace`/`write_file`, Cline
+//! `replace_in_file`…), so edit tools are recognised by a table of lowercased names;
+//! shell commands are read with the shell parser, never by substring.
+
+use serde_json::Value;
+
+use crate::model::Call;
+use crate::shell::{self, Script, SimpleCommand};
+
+/// Tools whose whole purpose is to change a file.
+const EDIT_TOOLS: &[&str] = &[
+    "edit",
+    "multiedit",
+    "write",
+    "notebookedit",
+    "apply_patch",
+    "write_file",
+    "replace",
+    "replace_in_file",
+    "write_to_file",
+    "edit_file",
+    "create_file",
+    "insert_content",
+    "search_and_replace",
+];
+
+/// Tools that edit or only view, depending on their `command` input.
+const EDITOR_TOOLS: &[&str] = &["str_replace_editor", "str_replace_based_edit_tool"];
+
+/// Input fields through which tools name the file they work on.
+const FILE_FIELDS: &[&str] =
+    &["file_path", "path", "notebook_path", "filename", "file", "target_file", "absolute_path"];
+
+/// Tools that never change anything (reading, searching, planning, asking).
+const LOOKING_TOOLS: &[&str] = &[
+    "read",
+    "read_file",
+    "read_many_files",
+    "view",
+    "view_image",
+    "glob",
+    "grep",
+    "ls",
+    "list_dir",
+    "list_directory",
+    "list_files",
+    "search_files",
+    "search_file_content",
+    "codebase_search",
+    "file_search",
+    "todowrite",
+    "todoread",
+    "update_plan",
+    "webfetch",
+    "web_fetch",
+    "websearch",
+    "web_search",
+    "google_web_search",
+    "bashoutput",
+    "write_stdin",
+    "exitplanmode",
+    "askuserquestion",
+    "think",
+];
+
+/// Programs that only look: reading files, listing, searching, probing processes and
+/// endpoints, printing. Running one changes nothing a later run could depend on.
+const LOOKING_PROGRAMS: &[&str] = &[
+    "cat",
+    "tac",
+    "nl",
+    "head",
+    "tail",
+    "less",
+    "more",
+    "bat",
+    "batcat",
+    "grep",
+    "egrep",
+    "fgrep",
+    "zgrep",
+    "rg",
+    "ag",
+    "ack",
+    "awk",
+    "gawk",
+    "jq",
+    "yq",
+    "find",
+    "fd",
+    "ls",
+    "tree",
+    "du",
+    "df",
+    "wc",
+    "sort",
+    "uniq",
+    "cut",
+    "tr",
+    "diff",
+    "cmp",
+    "stat",
+    "file",
+    "readlink",
+    "realpath",
+    "dirname",
+    "basename",
+    "which",
+    "type",
+    "whereis",
+    "command",
+    "echo",
+    "printf",
+    "pwd",
+    "date",
+    "whoami",
+    "id",
+    "hostname",
+    "uname",
+    "env",
+    "printenv",
+    "ps",
+    "pgrep",
+    "top",
+    "htop",
+    "free",
+    "uptime",
+    "nproc",
+    "lscpu",
+    "lsof",
+    "ss",
+    "netstat",
+    "nvidia-smi",
+    "nvcc",
+    "journalctl",
+    "dmesg",
+    "sleep",
+    "true",
+    "false",
+    "test",
+    "[",
+    "[[",
+    "curl",
+    "wget",
+    "nc",
+    "ping",
+    "xxd",
+    "hexdump",
+    "od",
+    "strings",
+    "md5sum",
+    "sha256sum",
+    "column",
+    "seq",
+    "cd",
+    "tee",
+    "sed",
+    "git",
+];
+
+/// `git` subcommands that only look.
+const GIT_LOOKING: &[&str] =
+    &["status", "log", "diff", "show", "blame", "branch", "remote", "rev-parse", "ls-files", "grep", "describe"];
+
+/// Lowercased tool name.
+fn tool(call: &Call) -> String {
+    call.name.to_lowercase()
+}
+
+/// Files a call changes: edit tools' target files, files named in an `apply_patch`
+/// patch, and shell edits (`sed -i`, `perl -pi`, `patch`, `tee`, `> file`, `git apply`
+/// and `git checkout -- file`, `apply_patch <<EOF`). Empty when the call changed no
+/// file it names (which does not prove it changed nothing: see [`only_looks`]).
+pub fn edited_files(call: &Call) -> Vec<String> {
+    let name = tool(call);
+    let mut files = Vec::new();
+    let is_edit_tool = EDIT_TOOLS.contains(&name.as_str())
+        || (EDITOR_TOOLS.contains(&name.as_str())
+            && call.input.get("command").and_then(Value::as_str).is_some_and(|c| c != "view"));
+    if is_edit_tool {
+        for key in FILE_FIELDS {
+            if let Some(p) = call.input.get(*key).and_then(Value::as_str) {
+                files.push(p.to_string());
+            }
+        }
+        // Codex's apply_patch carries the patch as a string (custom tool) or in `input`.
+        let patch = match &call.input {
+            Value::String(s) => Some(s.as_str()),
+            v => v.get("input").or_else(|| v.get("patch")).and_then(Value::as_str),
+        };
+        if let Some(p) = patch {
+            files.extend(patch_files(p));
+        }
+        if files.is_empty() {
+            files.push(String::from("(unnamed file)"));
+        }
+    }
+    if let Some(cmd) = &call.command {
+        let script = shell::parse(cmd);
+        files.extend(script_edited_files(&script).into_iter().map(|(_, f)| f));
+    }
+    files.sort();
+    files.dedup();
+    files
+}
+
+/// Files named by `*** Update File:`/`*** Add File:`/`*** Delete File:` lines of a
+/// Codex patch, or by `+++ b/…` lines of a unified diff.
+pub fn patch_files(patch: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in patch.lines() {
+        let l = line.trim_end();
+        let name = ["*** Update File: ", "*** Add File: ", "*** Delete File: "]
+            .iter()
+            .find_map(|p| l.strip_prefix(p))
+            .or_else(|| l.strip_prefix("+++ b/"))
+            .or_else(|| l.strip_prefix("+++ ").filter(|n| !n.starts_with("/dev/null")));
+        if let Some(n) = name {
+            let n = n.split('\t').next().unwrap_or(n).trim();
+            if !n.is_empty() {
+                out.push(n.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Files the commands of a shell script write to, with the index of the command that
+/// writes each.
+pub fn script_edited_files(script: &Script) -> Vec<(usize, String)> {
+    let mut all = Vec::new();
+    let mut heredoc = 0usize;
+    for (k, c) in script.commands.iter().enumerate() {
+        let mut files: Vec<String> = Vec::new();
+        let stdin_docs = c.redirects.iter().filter(|r| r.op == "<<" || r.op == "<<-").count();
+        let docs = script.heredocs.get(heredoc..heredoc + stdin_docs).unwrap_or(&[]);
+        heredoc += stdin_docs;
+        for r in &c.redirects {
+            if matches!(r.op, ">" | ">>" | ">|" | "&>" | "&>>")
+                && writes_a_file(&r.target)
+                && redirect_edits(c, &r.target)
+            {
+                files.push(r.target.clone());
+            }
+        }
+        match c.name() {
+            "sed" | "gsed" if c.has_flag(Some('i'), Some("in-place")) => files.extend(owned(c.file_args())),
+            "perl" if c.args.iter().any(|a| a.starts_with("-pi") || a.starts_with("-i")) => {
+                // Without `-e` the first operand is the script.
+                let skip = usize::from(!c.has_flag(Some('e'), None) && !c.has_flag(Some('E'), None));
+                files.extend(c.positionals().into_iter().skip(skip).map(str::to_string));
+            }
+            "tee" => {
+                files.extend(owned(c.file_args()).into_iter().filter(|f| writes_a_file(f) && is_source_file(f)));
+            }
+            "patch" => files.push(c.flag_value(Some('i'), Some("input")).unwrap_or("(patch)").to_string()),
+            "apply_patch" => {
+                for d in docs {
+                    files.extend(patch_files(d));
+                }
+                for a in &c.args {
+                    files.extend(patch_files(a));
+                }
+            }
+            "git" => {
+                let pos = c.positionals();
+                match pos.first().copied() {
+                    Some("apply" | "am" | "cherry-pick" | "revert" | "merge" | "rebase" | "stash" | "reset") => {
+                        files.push(format!("(git {})", pos[0]));
+                    }
+                    Some("checkout" | "restore") if c.args.iter().any(|a| a == "--") || pos.len() > 1 => {
+                        files.extend(owned(c.file_args()));
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+        all.extend(files.into_iter().map(|f| (k, f)));
+    }
+    all
+}
+
+fn owned(v: Vec<&str>) -> Vec<String> {
+    v.into_iter().map(str::to_string).collect()
+}
+
+/// A redirect target that is a real file, not a device or a descriptor.
+fn writes_a_file(target: &str) -> bool {
+    !target.is_empty() && !target.starts_with("/dev/") && !target.starts_with('&') && target != "-"
+}
+
+/// Does writing stdout to `target` edit something a later run depends on? Content
+/// written on purpose (`cat > f <<EOF`, `echo x > f`) does; so does generating a source
+/// or config file. Anything else is capturing a run's output (`cmd > run.log 2>&1`).
+fn redirect_edits(c: &SimpleCommand, target: &str) -> bool {
+    matches!(c.name(), "cat" | "echo" | "printf") || is_source_file(target)
+}
+
+/// Code and configuration, by extension.
+fn is_source_file(path: &str) -> bool {
+    const EXT: &[&str] = &[
+        "py",
+        "rs",
+        "go",
+        "js",
+        "mjs",
+        "ts",
+        "tsx",
+        "jsx",
+        "java",
+        "kt",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "hpp",
+        "cu",
+        "cuh",
+        "rb",
+        "php",
+        "sh",
+        "bash",
+        "zsh",
+        "yaml",
+        "yml",
+        "toml",
+        "json",
+        "ini",
+        "cfg",
+        "conf",
+        "env",
+        "properties",
+        "xml",
+        "gradle",
+        "cmake",
+        "mk",
+        "sql",
+        "lua",
+        "swift",
+        "scala",
+        "ex",
+        "exs",
+    ];
+    let name = path.rsplit('/').next().unwrap_or(path);
+    matches!(name, "Makefile" | "Dockerfile" | "CMakeLists.txt" | ".env")
+        || name.rsplit_once('.').is_some_and(|(_, ext)| EXT.contains(&ext.to_ascii_lowercase().as_str()))
+}
+
+/// Did the call fail? A non-zero exit code, or an error result without one.
+pub fn failed(call: &Call) -> bool {
+    call.result.as_ref().is_some_and(|r| r.exit_code.map_or(r.is_error, |c| c != 0))
+}
+
+/// The call only looks: a reading/searching tool, or a shell command whose every program
+/// only reads (`git` only with a looking subcommand, `sed` without `-i`, `tee` only to
+/// /dev/null). Anything unknown counts as possibly changing something.
+pub fn only_looks(call: &Call) -> bool {
+    let name = tool(call);
+    if LOOKING_TOOLS.contains(&name.as_str()) {
+        return true;
+    }
+    if EDITOR_TOOLS.contains(&name.as_str()) {
+        return call.input.get("command").and_then(Value::as_str) == Some("view");
+    }
+    let Some(cmd) = &call.command else { return false };
+    let script = shell::parse(cmd);
+    script.exports.is_empty()
+        && script_edited_files(&script).is_empty()
+        && script.commands.iter().all(command_only_looks)
+}
+
+/// One simple command only reads.
+pub fn command_only_looks(c: &SimpleCommand) -> bool {
+    let name = c.name();
+    if !LOOKING_PROGRAMS.contains(&name) {
+        return false;
+    }
+    match name {
+        "git" => c.positionals().first().is_some_and(|s| GIT_LOOKING.contains(s)),
+        "sed" => !c.has_flag(Some('i'), Some("in-place")),
+        "curl" | "wget" => {
+            // A request that sends data may change the server's state.
+            !(c.has_flag(Some('d'), Some("data"))
+                || c.has_flag(None, Some("data-raw"))
+                || c.has_flag(None, Some("data-binary"))
+                || c.has_flag(None, Some("json"))
+                || c.has_flag(Some('F'), Some("form"))
+                || c.flag_value(Some('X'), Some("request")).is_some_and(|m| !m.eq_ignore_ascii_case("GET")))
+        }
+        "find" => !c.args.iter().any(|a| a == "-delete" || a == "-exec" || a == "-execdir"),
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::CallResult;
+    use serde_json::json;
+
+    fn bash(cmd: &str) -> Call {
+        Call { name: "Bash".into(), command: Some(cmd.into()), input: json!({ "command": cmd }), ..Call::default() }
+    }
+
+    #[test]
+    fn edit_tools_name_their_files() {
+        let c = Call { name: "Edit".into(), input: json!({"file_path": "/r/src/a.py"}), ..Call::default() };
+        assert_eq!(edited_files(&c), ["/r/src/a.py"]);
+        let patch =
+            "*** Begin Patch\n*** Update File: worker/backoff.py\n@@\n-x\n+y\n*** Add File: t.py\n*** End Patch";
+        let c = Call { name: "apply_patch".into(), input: json!(patch), ..Call::default() };
+        assert_eq!(edited_files(&c), ["t.py", "worker/backoff.py"]);
+        let view = Call {
+            name: "str_replace_editor".into(),
+            input: json!({"command": "view", "path": "/a.py"}),
+            ..Call::default()
+        };
+        assert!(edited_files(&view).is_empty());
+        assert!(only_looks(&view));
+    }
+
+    #[test]
+    fn shell_edits_are_found_and_log_capture_is_not_an_edit() {
+        assert_eq!(edited_files(&bash("sed -i 's/a/b/' src/x.py")), ["src/x.py"]);
+        assert_eq!(edited_files(&bash("ssh h \"sed -i 's/a/b/' /srv/c.py\"")), ["/srv/c.py"]);
+        assert_eq!(edited_files(&bash("cat > cfg.yaml <<EOF\na: 1\nEOF")), ["cfg.yaml"]);
+        assert!(edited_files(&bash("nohup python -m srv --tp 8 > /data/logs/srv.log 2>&1 &")).is_empty());
+        assert!(edited_files(&bash("grep -n x f.py 2>/dev/null | head")).is_empty());
+        let ap = bash("apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.rs\n@@\n-1\n+2\n*** End Patch\nEOF");
+        assert_eq!(edited_files(&ap), ["a.rs"]);
+    }
+
+    #[test]
+    fn looking_and_failing() {
+        assert!(only_looks(&bash("tail -50 /data/logs/x.log | grep -i error")));
+        assert!(only_looks(&bash("git status && git diff")));
+        assert!(!only_looks(&bash("git stash")));
+        assert!(!only_looks(&bash("pip install flashinfer")));
+        assert!(!only_looks(&bash("curl -X POST localhost:8000/reset")));
+        assert!(!only_looks(&bash("export A=1")));
+        let mut c = bash("make");
+        c.result = Some(CallResult { exit_code: Some(2), ..CallResult::default() });
+        assert!(failed(&c));
+        c.result = Some(CallResult { exit_code: Some(0), is_error: true, ..CallResult::default() });
+        assert!(!failed(&c));
+        c.result = Some(CallResult { exit_code: None, is_error: true, ..CallResult::default() });
+        assert!(failed(&c));
+    }
+}
