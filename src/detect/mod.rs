@@ -10,6 +10,7 @@
 //! engine, so they agree on every finding.
 
 pub mod calls;
+pub mod empty_user_turn;
 pub mod prose;
 
 use std::collections::HashSet;
@@ -126,7 +127,9 @@ pub trait Detector: Sync {
 
 /// Every detector, in a stable order.
 pub fn registry() -> &'static [&'static dyn Detector] {
-    &[]
+    &[
+        &empty_user_turn::EmptyUserTurn,
+    ]
 }
 
 /// The detector with this id.
