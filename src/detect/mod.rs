@@ -10,6 +10,7 @@
 //! engine, so they agree on every finding.
 
 pub mod calls;
+pub mod context_dump;
 pub mod empty_user_turn;
 pub mod prose;
 
@@ -129,6 +130,7 @@ pub trait Detector: Sync {
 pub fn registry() -> &'static [&'static dyn Detector] {
     &[
         &empty_user_turn::EmptyUserTurn,
+        &context_dump::ContextDump,
     ]
 }
 

@@ -1,0 +1,469 @@
+//! `context-dump`: an assistant message that recaps the whole project instead of taking
+//! a step.
+//!
+//! Three tests, all required:
+//! 1. Size: at least [`MIN_CHARS`] characters and [`RATIO`] times the session's median
+//!    assistant text ([`SessionStats::median_assistant_len`]), so a session whose every
+//!    answer is long does not fire on each of them.
+//! 2. Shape: the text outside code fences is organised under section labels (markdown
+//!    headings, bold labels, short `Label:` lines) whose words name the themes of a
+//!    recap: goal, what was done/found, current state, files, next steps. A recap
+//!    looks back, so "done/found" or "current state" must be among them; it needs four
+//!    themes, or three when something prompted a recap (below).
+//! 3. Not code: when most of the text is inside code fences it is code, not a recap.
+//!
+//! Prompts that make a recap likely: an empty user turn, a compaction summary, or a
+//! short "continue"/"where were we"/"summarise" turn just before. They lower the bar
+//! by one theme and are cited as evidence.
+//!
+//! [`SessionStats::median_assistant_len`]: super::SessionStats::median_assistant_len
+
+use super::empty_user_turn::is_empty_turn;
+use super::prose::{and_list, thousands};
+use super::{Detector, Finding, SessionView};
+use crate::model::{Message, Origin, Role};
+
+pub struct ContextDump;
+
+/// A recap is thousands of characters long.
+pub const MIN_CHARS: usize = 2000;
+/// …and several times the session's typical assistant text.
+pub const RATIO: usize = 4;
+/// When the session has too few assistant texts for a median to mean anything, the
+/// absolute bar is raised instead.
+const FEW_TEXTS: u32 = 5;
+const MIN_CHARS_FEW: usize = 4000;
+
+const DOC: &str = r###"## What it finds
+
+An assistant message that recaps the whole project rather than taking the next step:
+far longer than the session's typical assistant message (at least 2,000 characters and
+four times the median) and organised as a summary — sections whose titles name the
+goal, what was tried or found, the current state, the files involved and the next
+steps. Recaps often follow an empty user turn or a context compaction; such a prompt is
+cited as evidence and lets a recap with three of those themes count (otherwise four
+are needed). Either way the recap must look back: "what was done / found" or "current
+state" must be among its sections.
+
+## Why it matters
+
+A recap is the agent re-establishing its own context. It is useful to read (it is the
+agent's picture of the situation at that moment, errors included), but it is not
+progress, and a session that produces many of them is going in circles. In a write-up
+it marks the boundary between phases of the work.
+
+## Example
+
+```text
+[msg 86] user: ""
+[msg 87] assistant (9,800 chars):
+  ## Project goal            … 150 tok/s with speculative decoding on 8 PCIe GPUs
+  ## What we found           … verify step is ~25 ms of NCCL all-reduce
+  ## Experiments so far      … NCCL_ALGO=Tree crashed in graph capture; …
+  ## Current state           … server loading with fewer channels + fusion
+  ## Key files               … eagle-fast-verify.md, logs/nccl_exp_1b.log
+  ## Next steps              … 1. wait for load 2. isolate the two changes …
+```
+
+## Not an instance
+
+- A long answer that is mostly code (a script, a diff, a config file).
+- A long plan for one step ("## Goal / ## Steps / ## Files to change"): it looks
+  ahead only.
+- An end-of-task report with two or three sections ("## Root cause / ## Fix").
+- A long message in a session where every message is that long.
+"###;
+
+impl Detector for ContextDump {
+    fn id(&self) -> &'static str {
+        "context-dump"
+    }
+
+    fn summary(&self) -> &'static str {
+        "An assistant message that recaps the whole project (goal, findings, state, files, next steps) instead of a step"
+    }
+
+    fn doc(&self) -> &'static str {
+        DOC
+    }
+
+    fn check(&self, view: &SessionView, out: &mut Vec<Finding>) {
+        let median = view.stats.median_assistant_len();
+        let few = view.stats.assistant_messages < FEW_TEXTS;
+        let min = if few { MIN_CHARS_FEW } else { MIN_CHARS.max(RATIO * median) };
+        for (i, m) in view.messages.iter().enumerate() {
+            if m.role != Role::Assistant || m.origin != Origin::Typed {
+                continue;
+            }
+            // Cheap byte test first: char count ≤ byte length.
+            if m.text.len() < min {
+                continue;
+            }
+            let len = m.char_len();
+            if len < min {
+                continue;
+            }
+            let shape = Shape::of(&m.text);
+            if shape.code_chars * 2 > len {
+                continue;
+            }
+            let themes = shape.themes();
+            let looks_back = themes.contains(&Theme::Done) || themes.contains(&Theme::State);
+            let prompt = prompt_before(view.messages, i);
+            let needed = if prompt.is_some() { 3 } else { 4 };
+            if !looks_back || themes.len() < needed {
+                continue;
+            }
+            let mut evidence = vec![m.idx];
+            let mut s = format!("{}-char recap", thousands(len));
+            if !few && median > 0 {
+                s.push_str(&format!(" ({}× the session's median reply)", len / median));
+            }
+            let names: Vec<String> = themes.iter().map(|t| t.name().to_string()).collect();
+            s.push_str(&format!(" with sections on {}", and_list(&names)));
+            if let Some((p, why)) = prompt {
+                s.push_str(&format!(", right after {why} [msg {}]", p.idx));
+                evidence.push(p.idx);
+            }
+            out.push(Finding { detector: self.id().into(), key: m.idx, evidence, summary: s, command: None });
+        }
+    }
+}
+
+/// What a recap is about, in the order a summary names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Theme {
+    Goal,
+    Done,
+    State,
+    Files,
+    Next,
+}
+
+impl Theme {
+    fn name(self) -> &'static str {
+        match self {
+            Theme::Goal => "the goal",
+            Theme::Done => "what was done/found",
+            Theme::State => "the current state",
+            Theme::Files => "files",
+            Theme::Next => "next steps",
+        }
+    }
+}
+
+/// Words that name each theme in a section label, matched as word prefixes ("finding"
+/// matches "Findings"). Checked in this order, so "Current task" is state, "Pending
+/// tasks" next steps and "Files changed" files.
+const THEME_WORDS: &[(Theme, &[&[&str]])] = &[
+    (
+        Theme::Next,
+        &[
+            &["next"],
+            &["todo"],
+            &["to", "do"],
+            &["remaining"],
+            &["pending"],
+            &["left"],
+            &["open", "question"],
+            &["outstanding"],
+            &["follow"],
+            &["recommend"],
+            &["priorit"],
+            &["option"],
+            &["plan"],
+            &["roadmap"],
+            &["action", "item"],
+        ],
+    ),
+    (Theme::State, &[&["current"], &["status"], &["state"], &["where", "we"], &["right", "now"], &["as", "of"]]),
+    (
+        Theme::Files,
+        &[
+            &["file"],
+            &["director"],
+            &["folder"],
+            &["path"],
+            &["location"],
+            &["artifact"],
+            &["code", "section"],
+            &["logs"],
+        ],
+    ),
+    (
+        Theme::Done,
+        &[
+            &["finding"],
+            &["found"],
+            &["discover"],
+            &["learn"],
+            &["lesson"],
+            &["tried"],
+            &["attempt"],
+            &["experiment"],
+            &["result"],
+            &["accomplish"],
+            &["done"],
+            &["complete"],
+            &["progress"],
+            &["root", "cause"],
+            &["cause"],
+            &["analysis"],
+            &["diagnos"],
+            &["known"],
+            &["know"],
+            &["worked"],
+            &["fix"],
+            &["error"],
+            &["problem"],
+            &["change"],
+            &["insight"],
+            &["observ"],
+            &["performance"],
+            &["benchmark"],
+            &["measure"],
+            &["history"],
+            &["timeline"],
+            &["so", "far"],
+            &["bottleneck"],
+            &["conclusion"],
+            &["built"],
+            &["implemented"],
+        ],
+    ),
+    (
+        Theme::Goal,
+        &[
+            &["goal"],
+            &["objective"],
+            &["mission"],
+            &["purpose"],
+            &["primary", "request"],
+            &["request"],
+            &["intent"],
+            &["overview"],
+            &["background"],
+            &["context"],
+            &["project"],
+            &["task"],
+            &["aim"],
+            &["target"],
+        ],
+    ),
+];
+
+/// Section labels and code size of a text.
+#[derive(Debug, Default)]
+struct Shape {
+    labels: Vec<String>,
+    code_chars: usize,
+}
+
+impl Shape {
+    fn of(text: &str) -> Shape {
+        let mut shape = Shape::default();
+        let mut in_code = false;
+        for line in text.lines() {
+            let t = line.trim();
+            if t.starts_with("```") || t.starts_with("~~~") {
+                in_code = !in_code;
+                continue;
+            }
+            if in_code {
+                shape.code_chars += line.chars().count() + 1;
+                continue;
+            }
+            if let Some(l) = section_label(t) {
+                shape.labels.push(l);
+            }
+        }
+        shape
+    }
+
+    /// Distinct themes named by the labels, in [`Theme`] order.
+    fn themes(&self) -> Vec<Theme> {
+        let mut out: Vec<Theme> = self.labels.iter().filter_map(|l| theme_of(l)).collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// The label of a line that opens a section: `## Label`, `**Label**`, `**Label:** text`,
+/// `1. **Label**`, or a short line ending in a colon (`Next steps:`).
+fn section_label(line: &str) -> Option<String> {
+    if let Some(h) = line.strip_prefix('#') {
+        let h = h.trim_start_matches('#');
+        return h.starts_with(' ').then(|| h.trim().to_string());
+    }
+    let body = strip_list_marker(line);
+    if let Some(rest) = body.strip_prefix("**").or_else(|| body.strip_prefix("__")) {
+        let end = rest.find("**").or_else(|| rest.find("__"))?;
+        let label = rest[..end].trim().trim_end_matches(':');
+        return (!label.is_empty() && label.split_whitespace().count() <= 8).then(|| label.to_string());
+    }
+    let label = body.strip_suffix(':')?;
+    (label.split_whitespace().count() <= 6 && !label.contains(['.', '`', '(', '='])).then(|| label.to_string())
+}
+
+fn strip_list_marker(line: &str) -> &str {
+    for m in ["- ", "* ", "+ "] {
+        if let Some(r) = line.strip_prefix(m) {
+            return r.trim_start();
+        }
+    }
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    if digits > 0 && digits < 3 {
+        let rest = &line[digits..];
+        if let Some(r) = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
+            return r.trim_start();
+        }
+    }
+    line
+}
+
+fn theme_of(label: &str) -> Option<Theme> {
+    let words: Vec<String> = label
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase().replace('\'', ""))
+        .collect();
+    // Only the first few words name a section; the rest is content after a bold label.
+    let words = &words[..words.len().min(6)];
+    for (theme, phrases) in THEME_WORDS {
+        for phrase in phrases.iter() {
+            if words.windows(phrase.len()).any(|w| w.iter().zip(phrase.iter()).all(|(a, b)| a.starts_with(b))) {
+                return Some(*theme);
+            }
+        }
+    }
+    None
+}
+
+/// Something just before message `i` that asks for (or forces) a recap: an empty user
+/// turn, a compaction summary, or a short "continue"/"where were we"/"summarise" turn.
+fn prompt_before(messages: &[Message], i: usize) -> Option<(&Message, &'static str)> {
+    for p in messages[..i].iter().rev().take(3) {
+        if p.role == Role::Assistant && !p.text.trim().is_empty() {
+            return None;
+        }
+        if is_empty_turn(p) {
+            return Some((p, "the empty user turn"));
+        }
+        if p.origin == Origin::CompactSummary {
+            return Some((p, "a context compaction"));
+        }
+        if p.is_typed_user() {
+            let t = p.text.trim().to_lowercase();
+            let asks =
+                ["continue", "go on", "keep going", "resume", "where were we", "where are we", "recap", "summar"]
+                    .iter()
+                    .any(|w| t.contains(w));
+            return (asks && t.chars().count() <= 60).then_some((p, "the user's nudge"));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::detect_session;
+
+    fn assistant(idx: u32, text: &str) -> Message {
+        Message { idx, role: Role::Assistant, text: text.into(), ..Message::default() }
+    }
+
+    fn user(idx: u32, text: &str) -> Message {
+        Message { idx, role: Role::User, text: text.into(), ..Message::default() }
+    }
+
+    fn para(words: usize) -> String {
+        "the verify step spends most of its time in all-reduce over PCIe ".repeat(words / 12 + 1)
+    }
+
+    fn recap(sections: &[&str]) -> String {
+        sections.iter().map(|s| format!("## {s}\n\n{}\n\n- a bullet\n- another\n\n", para(120))).collect()
+    }
+
+    /// A session of short steps, then `prompt` (if any) and the candidate.
+    fn session(prompt: Option<Message>, candidate: String) -> Vec<Message> {
+        let mut v: Vec<Message> =
+            (1..=10).map(|i| assistant(i, &"Let me check the log for errors. ".repeat(4))).collect();
+        if let Some(p) = prompt {
+            v.push(Message { idx: 11, ..p });
+        }
+        let n = v.len() as u32 + 1;
+        v.push(assistant(n, &candidate));
+        v
+    }
+
+    fn run(messages: &[Message]) -> Vec<Finding> {
+        detect_session(&[&ContextDump], messages)
+    }
+
+    #[test]
+    fn a_recap_after_an_empty_turn_fires_and_cites_it() {
+        let text = recap(&["Project goal", "What we tried", "Current state", "Key files", "Next steps"]);
+        let f = run(&session(Some(user(0, "")), text));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].key, 12);
+        assert_eq!(f[0].evidence, [11, 12]);
+        assert!(f[0].summary.contains("with sections on the goal, what was done/found, the current state, files and next steps, right after the empty user turn [msg 11]"), "{}", f[0].summary);
+    }
+
+    #[test]
+    fn three_themes_need_a_prompt_four_do_not() {
+        let three = recap(&["Findings", "Current status", "Next steps"]);
+        assert!(run(&session(None, three.clone())).is_empty());
+        assert_eq!(run(&session(Some(user(0, "continue")), three)).len(), 1);
+        let four = recap(&["Goal", "Findings", "Current status", "Next steps"]);
+        assert_eq!(run(&session(None, four)).len(), 1);
+    }
+
+    #[test]
+    fn bold_labels_and_colon_lines_are_sections() {
+        let text = format!(
+            "**Goal:** {}\n\n1. **Key findings**\n{}\n\nCurrent state:\n{}\n\n**Next steps**\n- {}\n",
+            para(120),
+            para(120),
+            para(120),
+            para(120)
+        );
+        assert_eq!(run(&session(None, text)).len(), 1);
+    }
+
+    #[test]
+    fn code_plans_short_reports_and_long_sessions_do_not_fire() {
+        // Mostly code.
+        let code = format!(
+            "## Goal\n## Findings\n## Current state\n## Next steps\n```python\n{}\n```\n",
+            "x = 1\n".repeat(800)
+        );
+        assert!(run(&session(Some(user(0, "")), code)).is_empty());
+        // A plan looks ahead only.
+        let plan = recap(&["Goal", "Files to change", "Steps", "Plan", "Testing"]);
+        assert!(run(&session(Some(user(0, "")), plan)).is_empty());
+        // Too short.
+        let short = "## Goal\nx\n## Findings\ny\n## Current state\nz\n## Next steps\nw\n".to_string();
+        assert!(run(&session(Some(user(0, "")), short)).is_empty());
+        // Every reply is that long: not far longer than typical.
+        let text = recap(&["Goal", "Findings", "Current state", "Next steps"]);
+        let v: Vec<Message> = (1..=8).map(|i| assistant(i, &text)).collect();
+        assert!(run(&v).is_empty());
+    }
+
+    #[test]
+    fn labels_and_themes() {
+        assert_eq!(section_label("## Next steps").as_deref(), Some("Next steps"));
+        assert_eq!(section_label("#hashtag"), None);
+        assert_eq!(section_label("- **Root cause:** the grep matched").as_deref(), Some("Root cause"));
+        assert_eq!(section_label("Files changed:").as_deref(), Some("Files changed"));
+        assert_eq!(section_label("Run this: `cargo test`."), None);
+        assert_eq!(theme_of("Current task"), Some(Theme::State));
+        assert_eq!(theme_of("Pending tasks"), Some(Theme::Next));
+        assert_eq!(theme_of("What's been tried"), Some(Theme::Done));
+        assert_eq!(theme_of("Abandoned approaches"), None);
+        assert_eq!(theme_of("Summary"), None);
+    }
+}
