@@ -10,6 +10,7 @@
 //! engine, so they agree on every finding.
 
 pub mod calls;
+pub mod confounded_change;
 pub mod context_dump;
 pub mod empty_user_turn;
 pub mod prose;
@@ -131,6 +132,7 @@ pub fn registry() -> &'static [&'static dyn Detector] {
     &[
         &empty_user_turn::EmptyUserTurn,
         &context_dump::ContextDump,
+        &confounded_change::ConfoundedChange,
     ]
 }
 

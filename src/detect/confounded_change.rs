@@ -1,0 +1,834 @@
+//! `confounded-change`: a program or service relaunched with two or more independent
+//! settings changed at once, so its outcome cannot be pinned on any one of them.
+//!
+//! How it reads a session:
+//! - A *launch* is a simple command (found by the shell parser, through `ssh`, `nohup`,
+//!   `bash -lc`, `tmux new -d '…'`…) that starts a program with an entry point: a
+//!   Python module or script (`python -m sglang.launch_server`, `python train.py`,
+//!   `torchrun … train.py`), a server launcher (`vllm serve`, `uvicorn app:app`), a
+//!   `node`/`java -jar`/`cargo run`/`bash run.sh` entry, or a local executable
+//!   (`./build/server`). Test runners, package managers and inspection tools are not
+//!   launches, nor are commands inside loops (a sweep varies its values on purpose) or
+//!   `python -c` snippets.
+//! - Launches with the same identity (program, entry point, subcommand, remote host)
+//!   are compared with the previous one in the session: environment (`VAR=x` prefixes
+//!   and `export`s of the same command line), flags and their values. Positional
+//!   arguments are not compared: they are usually inputs, not settings.
+//! - Files edited between the two launches (edit tools, `apply_patch`, `sed -i`, …;
+//!   notes and docs excluded) count as **one** change however many files they touch:
+//!   edits for one fix often span files, and splitting them would cry wolf.
+//! - Settings that do not change what runs are ignored: ports, hosts, log/output
+//!   paths, run names, verbosity (`NCCL_DEBUG`, `--log-level`). A `MIN_`/`MAX_` pair of
+//!   the same variable is one setting; a flag renamed with its value kept is one change;
+//!   a flag the previous launch rejected ("unrecognized arguments") is a fix, not a
+//!   change.
+//!
+//! Two or more changes make a finding, keyed on the relaunch, with the previous launch
+//! and the editing messages as evidence.
+
+use std::collections::BTreeMap;
+
+use super::calls::{edited_files, script_edited_files};
+use super::prose::{and_list, clip};
+use super::{Detector, Finding, LOOKBACK, SessionView};
+use crate::model::{Call, Message};
+use crate::shell::{self, Script, SimpleCommand};
+
+pub struct ConfoundedChange;
+
+const DOC: &str = r###"## What it finds
+
+The same program or service relaunched with two or more independent settings changed
+at once compared with its previous launch in the session: environment variables,
+flags or their values, and code or config edits made between the two launches. When
+the relaunch then fails (or succeeds), nobody can tell which change did it.
+
+A launch is a command that starts a program from an entry point — `python -m
+module`, `python script.py`, `torchrun … train.py`, `vllm serve`, `uvicorn app:app`,
+`node server.js`, `java -jar x.jar`, `cargo run`, `bash run.sh`, `./build/server` —
+read with the shell parser through `ssh`, `nohup`, `bash -lc`, `tmux new -d`, `timeout`
+and the like. Launches are compared when program, entry point, subcommand and host
+agree. All files edited between two launches count as one change.
+
+## Why it matters
+
+Changing one thing at a time is what makes an experiment readable. Two changes in one
+launch save a restart when they work and cost a bisection when they do not; the
+session then spends its time finding out which of the two broke it.
+
+## Example
+
+```text
+[msg 70] $ ssh gpu 'NCCL_ALGO=Tree nohup python -m sglang.launch_server --model-path /m --tp 8 > exp_1a.log 2>&1 &'
+[msg 76] Edit communicator.py   (enable FlashInfer allreduce fusion on SM120)
+[msg 80] $ ssh gpu 'NCCL_MIN_NCHANNELS=1 NCCL_MAX_NCHANNELS=2 NCCL_BUFFSIZE=131072 nohup python -m sglang.launch_server --model-path /m --tp 8 > exp_1b.log 2>&1 &'
+```
+
+`[msg 80]` changed the channel count, the buffer size and the code (and dropped
+`NCCL_ALGO`) in one go.
+
+## Not an instance
+
+- One change per launch: a new `NCCL_ALGO`, then a relaunch with only a new buffer size.
+- A relaunch that only fixes a rejected flag, renames a flag, or moves the log file
+  or port.
+- Several files edited for one fix, then the same command run again (one change).
+- A sweep in a loop (`for bs in 1 2 4; do python bench.py --bs $bs; done`).
+- Runs of test suites, linters, package managers (`pytest`, `cargo test`, `pip`).
+"###;
+
+impl Detector for ConfoundedChange {
+    fn id(&self) -> &'static str {
+        "confounded-change"
+    }
+
+    fn summary(&self) -> &'static str {
+        "A program relaunched with two or more settings, flags or code changes at once"
+    }
+
+    fn doc(&self) -> &'static str {
+        DOC
+    }
+
+    fn check(&self, view: &SessionView, out: &mut Vec<Finding>) {
+        let launches = launches(view.messages);
+        // The most recent launch of each identity seen so far.
+        let mut last: BTreeMap<String, usize> = BTreeMap::new();
+        for (n, l) in launches.iter().enumerate() {
+            if let Some(&p) = last.get(&l.identity) {
+                let prev = &launches[p];
+                if prev.at.0 != l.at.0
+                    && l.at.0 - prev.at.0 <= LOOKBACK
+                    && let Some(f) = compare(view.messages, prev, l)
+                {
+                    out.push(Finding { detector: self.id().into(), ..f });
+                }
+            }
+            last.insert(l.identity.clone(), n);
+        }
+    }
+}
+
+/// One launch of a program, with what it was launched with.
+#[derive(Debug)]
+struct Launch<'a> {
+    /// (position in the view, call number, command number in the call's script).
+    at: (usize, usize, usize),
+    call: &'a Call,
+    /// Program, entry point, subcommand and host: what makes two launches comparable.
+    identity: String,
+    /// The name people know it by: `sglang.launch_server`, `train.py`, `vllm serve`.
+    display: String,
+    env: BTreeMap<String, String>,
+    flags: BTreeMap<String, String>,
+}
+
+fn launches(messages: &[Message]) -> Vec<Launch<'_>> {
+    let mut out = Vec::new();
+    for (pos, m) in messages.iter().enumerate() {
+        for (ci, call) in m.calls.iter().enumerate() {
+            let Some(cmd) = call.command.as_deref() else { continue };
+            let script = shell::parse(cmd);
+            for (k, c) in script.commands.iter().enumerate() {
+                if c.in_loop {
+                    continue;
+                }
+                let env = env_of(&script, k);
+                if let Some((identity, display, flags)) = launch_of(c) {
+                    let host = c.remote_host.as_deref().or(c.container.as_deref()).unwrap_or("");
+                    out.push(Launch {
+                        at: (pos, ci, k),
+                        call,
+                        identity: format!("{host}\u{1f}{identity}"),
+                        display,
+                        env,
+                        flags,
+                    });
+                } else if let Some(inner) = terminal_multiplexer_command(c) {
+                    // `tmux new -d 'cmd'`: the launch is in the string.
+                    let inner_script = shell::parse(inner);
+                    for (j, ic) in inner_script.commands.iter().enumerate() {
+                        if ic.in_loop {
+                            continue;
+                        }
+                        if let Some((identity, display, flags)) = launch_of(ic) {
+                            let mut env = env.clone();
+                            env.extend(env_of(&inner_script, j));
+                            let host = c.remote_host.as_deref().or(c.container.as_deref()).unwrap_or("");
+                            out.push(Launch {
+                                at: (pos, ci, k),
+                                call,
+                                identity: format!("{host}\u{1f}{identity}"),
+                                display,
+                                env,
+                                flags,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The environment a command runs with, as far as its command line says, without the
+/// variables that do not change what runs.
+fn env_of(script: &Script, k: usize) -> BTreeMap<String, String> {
+    script
+        .env_at(k)
+        .into_iter()
+        .filter(|(name, _)| !inert_env(name))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// `tmux new-session -d -s srv 'cmd'`, `tmux send-keys -t srv 'cmd' Enter`,
+/// `screen -dmS srv cmd`: the command string they run.
+fn terminal_multiplexer_command(c: &SimpleCommand) -> Option<&str> {
+    match c.name() {
+        "tmux" => {
+            let sub = c.args.first()?.as_str();
+            if !matches!(sub, "new" | "new-session" | "new-window" | "send-keys" | "send" | "neww") {
+                return None;
+            }
+            // The command is the last argument that is not a key name.
+            c.args
+                .iter()
+                .skip(1)
+                .rev()
+                .map(String::as_str)
+                .find(|a| !a.starts_with('-') && !matches!(*a, "Enter" | "C-m" | "C-c") && a.contains(' '))
+        }
+        "screen" => c.args.iter().rev().map(String::as_str).find(|a| a.contains(' ')),
+        _ => None,
+    }
+}
+
+/// Python modules that are tools, not programs being tuned.
+const TOOL_MODULES: &[&str] = &[
+    "pytest",
+    "pip",
+    "unittest",
+    "json.tool",
+    "venv",
+    "virtualenv",
+    "py_compile",
+    "compileall",
+    "black",
+    "ruff",
+    "mypy",
+    "pylint",
+    "flake8",
+    "isort",
+    "pydoc",
+    "timeit",
+    "ensurepip",
+    "site",
+    "doctest",
+    "pdb",
+    "cProfile",
+    "trace",
+    "tabnanny",
+    "build",
+    "twine",
+    "coverage",
+    "uv",
+];
+
+/// Programs that start a server or a training/inference job from an entry point.
+const LAUNCHERS: &[&str] = &[
+    "torchrun",
+    "deepspeed",
+    "accelerate",
+    "uvicorn",
+    "gunicorn",
+    "hypercorn",
+    "vllm",
+    "sglang",
+    "llama-server",
+    "text-generation-launcher",
+    "trtllm-serve",
+    "ollama",
+    "mpirun",
+    "horovodrun",
+    "ray",
+    "node",
+    "bun",
+    "deno",
+    "java",
+    "flask",
+    "streamlit",
+];
+
+/// Is this simple command a launch? Returns (identity, display name, flags).
+fn launch_of(c: &SimpleCommand) -> Option<(String, String, BTreeMap<String, String>)> {
+    let name = c.name();
+    let args: &[String] = &c.args;
+    let is_python = matches!(name, "python" | "python2" | "python3" | "pypy" | "pypy3") || name.starts_with("python3.");
+    if is_python {
+        let (entry, rest) = python_entry(args)?;
+        let display = entry.trim_start_matches("-m ").to_string();
+        let sub = subcommand(rest);
+        let identity = format!("python {entry} {}", sub.unwrap_or(""));
+        let display = match sub {
+            Some(s) => format!("{display} {s}"),
+            None => display,
+        };
+        return Some((identity, display, flags_of(rest)));
+    }
+    if LAUNCHERS.contains(&name) {
+        // `torchrun … train.py …`, `accelerate launch … train.py`: the entry is the
+        // script or module; else the subcommand (`vllm serve`, `ollama serve`).
+        let script = args.iter().position(|a| is_script(a));
+        let module = args.iter().position(|a| a == "-m" || a == "--module");
+        let entry = match (script, module) {
+            (_, Some(m)) if m + 1 < args.len() => format!("-m {}", args[m + 1]),
+            (Some(s), _) => basename(&args[s]).to_string(),
+            _ => match name {
+                "java" => {
+                    let jar = args.iter().position(|a| a == "-jar").and_then(|j| args.get(j + 1));
+                    basename(jar?).to_string()
+                }
+                "uvicorn" | "gunicorn" | "hypercorn" => {
+                    positionals(args).into_iter().find(|a| a.contains(':')).unwrap_or_default().to_string()
+                }
+                _ => subcommand(args)?.to_string(),
+            },
+        };
+        if entry.is_empty() {
+            return None;
+        }
+        let display = format!("{name} {}", entry.trim_start_matches("-m "));
+        return Some((format!("{name} {entry}"), display, flags_of(args)));
+    }
+    match name {
+        "cargo" | "go" if args.first().is_some_and(|a| a == "run") => {
+            let bin = c.flag_value(None, Some("bin")).or_else(|| c.flag_value(Some('p'), Some("package")));
+            let display = format!("{name} run{}", bin.map(|b| format!(" --bin {b}")).unwrap_or_default());
+            Some((display.clone(), display, flags_of(&args[1..])))
+        }
+        "bash" | "sh" | "zsh" if args.first().is_some_and(|a| a.ends_with(".sh")) => {
+            let script = basename(&args[0]).to_string();
+            Some((format!("sh {script}"), script, flags_of(&args[1..])))
+        }
+        _ if (c.program.starts_with("./") || c.program.starts_with('/') || c.program.contains("/bin/"))
+            && !super::calls::command_only_looks(c)
+            && !is_system_tool(name) =>
+        {
+            let sub = subcommand(args);
+            let display = match sub {
+                Some(s) => format!("{name} {s}"),
+                None => name.to_string(),
+            };
+            Some((format!("exe {} {}", c.program, sub.unwrap_or("")), display, flags_of(args)))
+        }
+        _ => None,
+    }
+}
+
+/// Programs under `/usr/bin` that are tools, not the thing being launched.
+fn is_system_tool(name: &str) -> bool {
+    matches!(
+        name,
+        "python"
+            | "python3"
+            | "pip"
+            | "pip3"
+            | "git"
+            | "make"
+            | "cmake"
+            | "rm"
+            | "cp"
+            | "mv"
+            | "mkdir"
+            | "chmod"
+            | "kill"
+            | "pkill"
+            | "sudo"
+            | "apt"
+            | "apt-get"
+            | "npm"
+            | "npx"
+            | "yarn"
+            | "pnpm"
+            | "docker"
+            | "ssh"
+            | "scp"
+            | "rsync"
+            | "tar"
+            | "unzip"
+            | "gcc"
+            | "g++"
+            | "clang"
+            | "rustc"
+            | "cargo"
+            | "go"
+            | "bash"
+            | "sh"
+            | "zsh"
+            | "configure"
+    ) || name.starts_with("python")
+        || name.starts_with("pip")
+        || name.starts_with("test")
+        || name.contains("test")
+}
+
+/// `python [interp flags] (-m MOD | script.py) args…` → ("-m MOD" or "script.py", args).
+fn python_entry(args: &[String]) -> Option<(String, &[String])> {
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        match a.as_str() {
+            "-m" => {
+                let module = args.get(i + 1)?;
+                if TOOL_MODULES.contains(&module.as_str()) {
+                    return None;
+                }
+                return Some((format!("-m {module}"), &args[i + 2..]));
+            }
+            "-c" | "-" => return None,
+            "-W" | "-X" => i += 2,
+            s if s.starts_with('-') => i += 1,
+            s => {
+                if !is_script(s) {
+                    return None;
+                }
+                return Some((basename(s).to_string(), &args[i + 1..]));
+            }
+        }
+    }
+    None
+}
+
+fn is_script(a: &str) -> bool {
+    !a.starts_with('-') && [".py", ".js", ".mjs", ".ts", ".jar"].iter().any(|e| a.ends_with(e))
+}
+
+fn basename(p: &str) -> &str {
+    p.rsplit('/').next().unwrap_or(p)
+}
+
+/// A first operand that reads as a subcommand word (`serve`, `migrate`, `train`).
+fn subcommand(args: &[String]) -> Option<&str> {
+    let first = args.first()?.as_str();
+    let word = !first.is_empty()
+        && first.len() <= 24
+        && first.bytes().all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'_')
+        && first.bytes().next().is_some_and(|b| b.is_ascii_lowercase());
+    word.then_some(first)
+}
+
+fn positionals(args: &[String]) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        if a.starts_with('-') {
+            if !a.contains('=') && args.get(i + 1).is_some_and(|n| !n.starts_with('-')) {
+                i += 1;
+            }
+        } else {
+            out.push(a.as_str());
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Flags and their values (`""` for a flag without one). `--a=b` and `--a b` agree,
+/// `_` and `-` in names agree, a repeated flag keeps every value. Which flags take a
+/// value is not known for arbitrary programs, so a flag followed by a non-flag word
+/// takes it; both launches are read the same way, so the comparison is fair.
+fn flags_of(args: &[String]) -> BTreeMap<String, String> {
+    let mut out: BTreeMap<String, String> = BTreeMap::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        let Some(body) = a.strip_prefix("--").or_else(|| a.strip_prefix('-')) else { continue };
+        if body.is_empty() || body.bytes().next().is_some_and(|b| b.is_ascii_digit() || b == b'.') {
+            continue; // `--` or a negative number
+        }
+        let (name, value) = match body.split_once('=') {
+            Some((n, v)) => (n, v.to_string()),
+            None => match args.get(i) {
+                Some(n) if !n.starts_with('-') || n.parse::<f64>().is_ok() => {
+                    i += 1;
+                    (body, n.clone())
+                }
+                _ => (body, String::new()),
+            },
+        };
+        let name = name.replace('_', "-");
+        if inert_flag(&name) {
+            continue;
+        }
+        out.entry(name).and_modify(|v| *v = format!("{v},{value}")).or_insert(value);
+    }
+    out
+}
+
+/// Flags that do not change what runs: where it listens and logs, what the run is
+/// called, how chatty it is.
+fn inert_flag(name: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "port",
+        "host",
+        "p",
+        "o",
+        "out",
+        "log",
+        "logdir",
+        "name",
+        "run-name",
+        "exp-name",
+        "experiment-name",
+        "tag",
+        "tags",
+        "verbose",
+        "v",
+        "vv",
+        "quiet",
+        "q",
+        "debug",
+        "color",
+        "no-color",
+        "progress",
+        "help",
+        "h",
+        "version",
+        "pid-file",
+        "pidfile",
+        "daemon",
+        "detach",
+        "d",
+    ];
+    const PREFIX: &[&str] = &["log-", "logging-", "output", "save-dir", "wandb", "report-to", "tensorboard"];
+    EXACT.contains(&name) || PREFIX.iter().any(|p| name.starts_with(p))
+}
+
+/// Environment variables that do not change what runs.
+fn inert_env(name: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "PATH",
+        "HOME",
+        "PWD",
+        "TERM",
+        "LANG",
+        "SHELL",
+        "USER",
+        "TMPDIR",
+        "PYTHONUNBUFFERED",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONWARNINGS",
+        "TOKENIZERS_PARALLELISM",
+        "FORCE_COLOR",
+        "NO_COLOR",
+        "CLICOLOR",
+        "PAGER",
+        "GIT_PAGER",
+        "CI",
+    ];
+    const SUFFIX: &[&str] =
+        &["_DEBUG", "_DEBUG_SUBSYS", "_DEBUG_FILE", "LOG_LEVEL", "LOGLEVEL", "_VERBOSITY", "_LOG", "BACKTRACE"];
+    EXACT.contains(&name) || name.starts_with("LC_") || SUFFIX.iter().any(|s| name.ends_with(s))
+}
+
+/// Files whose edits do not change what runs: notes, plans, docs.
+fn is_note(path: &str) -> bool {
+    let p = path.to_lowercase();
+    [".md", ".markdown", ".rst", ".txt", ".ipynb", ".log"].iter().any(|e| p.ends_with(e))
+}
+
+/// One change between two launches, for the summary.
+struct Change {
+    /// What a person reads: `NCCL_BUFFSIZE (unset→131072)`.
+    text: String,
+}
+
+fn compare(messages: &[Message], prev: &Launch, cur: &Launch) -> Option<Finding> {
+    let mut changes: Vec<Change> = Vec::new();
+    changes.extend(env_changes(&prev.env, &cur.env));
+    changes.extend(flag_changes(prev, cur));
+    // Edits between the two launches (after the previous launch's call, before the
+    // relaunch's call).
+    let mut files: Vec<String> = Vec::new();
+    let mut edit_msgs: Vec<u32> = Vec::new();
+    for (pos, m) in messages.iter().enumerate().take(cur.at.0 + 1).skip(prev.at.0) {
+        for (ci, call) in m.calls.iter().enumerate() {
+            let after_prev = (pos, ci) > (prev.at.0, prev.at.1);
+            let before_cur = (pos, ci) < (cur.at.0, cur.at.1);
+            let in_relaunch = (pos, ci) == (cur.at.0, cur.at.1);
+            if !(after_prev && (before_cur || in_relaunch)) {
+                continue;
+            }
+            let edited = if in_relaunch { edits_before(call, cur.at.2) } else { edited_files(call) };
+            let edited: Vec<String> = edited.into_iter().filter(|f| !is_note(f)).collect();
+            if !edited.is_empty() {
+                edit_msgs.push(m.idx);
+                files.extend(edited);
+            }
+        }
+    }
+    files.sort();
+    files.dedup();
+    if !files.is_empty() {
+        let names: Vec<String> = files.iter().map(|f| basename(f).to_string()).collect();
+        let mut names = names;
+        names.dedup();
+        let shown: Vec<String> = names.iter().take(3).cloned().collect();
+        let more = if names.len() > 3 { format!(" and {} more", names.len() - 3) } else { String::new() };
+        changes.push(Change { text: format!("the code ({}{more})", and_list(&shown)) });
+    }
+    if changes.len() < 2 {
+        return None;
+    }
+    let key = messages[cur.at.0].idx;
+    let prev_idx = messages[prev.at.0].idx;
+    let texts: Vec<String> = changes.iter().map(|c| c.text.clone()).collect();
+    let summary = format!(
+        "relaunch of {} changed {} in one go ({} changes since the launch in [msg {prev_idx}])",
+        cur.display,
+        and_list(&texts),
+        changes.len(),
+    );
+    let mut evidence = vec![prev_idx, key];
+    evidence.extend(edit_msgs);
+    Some(Finding { detector: String::new(), key, evidence, summary, command: cur.call.command.clone() })
+}
+
+/// Files edited by the commands of `call` that run before its command number `k`
+/// (`sed -i … && python -m srv`).
+fn edits_before(call: &Call, k: usize) -> Vec<String> {
+    let Some(cmd) = call.command.as_deref() else { return Vec::new() };
+    script_edited_files(&shell::parse(cmd)).into_iter().filter(|(i, _)| *i < k).map(|(_, f)| f).collect()
+}
+
+/// Environment differences; a `MIN_`/`MAX_` pair of one variable is one change.
+fn env_changes(prev: &BTreeMap<String, String>, cur: &BTreeMap<String, String>) -> Vec<Change> {
+    let mut names: Vec<&String> = prev.keys().chain(cur.keys()).collect();
+    names.sort();
+    names.dedup();
+    let mut groups: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for n in names {
+        let (a, b) = (prev.get(n), cur.get(n));
+        if a == b {
+            continue;
+        }
+        let show = |v: Option<&String>| v.map_or_else(|| "unset".to_string(), |v| clip(v, 30));
+        let group = n.replace("_MIN_", "_MINMAX_").replace("_MAX_", "_MINMAX_");
+        groups.entry(group).or_default().push((n.clone(), format!("{}→{}", show(a), show(b))));
+    }
+    groups
+        .into_values()
+        .map(|g| {
+            let names: Vec<&str> = g.iter().map(|(n, _)| n.as_str()).collect();
+            let vals: Vec<&str> = g.iter().map(|(_, v)| v.as_str()).collect();
+            Change { text: format!("{} ({})", names.join("/"), vals.join(", ")) }
+        })
+        .collect()
+}
+
+/// Flag differences, minus renames (same value, new name) and fixes of flags the
+/// previous launch rejected.
+fn flag_changes(prev: &Launch, cur: &Launch) -> Vec<Change> {
+    let rejected = prev.call.result.as_ref().map(|r| r.output.as_str()).unwrap_or("");
+    let rejected_flag = |name: &str| {
+        let low = rejected.to_lowercase();
+        (low.contains("unrecognized") || low.contains("no such option") || low.contains("unexpected argument"))
+            && (rejected.contains(&format!("--{name}")) || rejected.contains(&format!("--{}", name.replace('-', "_"))))
+    };
+    let mut removed: Vec<(&String, &String)> = prev.flags.iter().filter(|(k, _)| !cur.flags.contains_key(*k)).collect();
+    let mut added: Vec<(&String, &String)> = cur.flags.iter().filter(|(k, _)| !prev.flags.contains_key(*k)).collect();
+    let mut out = Vec::new();
+    // Renames: a removed and an added flag with the same non-empty value.
+    removed.retain(|(_, rv)| {
+        if let Some(p) = added.iter().position(|(_, av)| !rv.is_empty() && av == rv) {
+            added.remove(p);
+            false
+        } else {
+            true
+        }
+    });
+    for (k, v) in &removed {
+        if rejected_flag(k) {
+            continue;
+        }
+        out.push(Change {
+            text: if v.is_empty() { format!("--{k} (on→off)") } else { format!("--{k} ({}→unset)", clip(v, 30)) },
+        });
+    }
+    for (k, v) in &added {
+        out.push(Change {
+            text: if v.is_empty() { format!("--{k} (off→on)") } else { format!("--{k} (unset→{})", clip(v, 30)) },
+        });
+    }
+    for (k, v) in &cur.flags {
+        if let Some(pv) = prev.flags.get(k)
+            && pv != v
+        {
+            out.push(Change { text: format!("--{k} ({}→{})", clip(pv, 30), clip(v, 30)) });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::detect_session;
+    use crate::model::{CallResult, Role};
+    use serde_json::json;
+
+    fn bash(idx: u32, cmd: &str) -> Message {
+        bash_out(idx, cmd, "")
+    }
+
+    fn bash_out(idx: u32, cmd: &str, output: &str) -> Message {
+        Message {
+            idx,
+            role: Role::Assistant,
+            calls: vec![Call {
+                name: "Bash".into(),
+                command: Some(cmd.into()),
+                input: json!({ "command": cmd }),
+                result: Some(CallResult { output: output.into(), ..CallResult::default() }),
+                ..Call::default()
+            }],
+            ..Message::default()
+        }
+    }
+
+    fn edit(idx: u32, file: &str) -> Message {
+        Message {
+            idx,
+            role: Role::Assistant,
+            calls: vec![Call { name: "Edit".into(), input: json!({ "file_path": file }), ..Call::default() }],
+            ..Message::default()
+        }
+    }
+
+    fn run(messages: &[Message]) -> Vec<Finding> {
+        detect_session(&[&ConfoundedChange], messages)
+    }
+
+    const SRV: &str = "nohup python -m sglang.launch_server --model-path /m --tp 8";
+
+    fn launch(idx: u32, env: &str, extra: &str, log: &str) -> Message {
+        bash(idx, &format!("ssh root@gpu '{env} {SRV} {extra} > /data/logs/{log}.log 2>&1 &'"))
+    }
+
+    #[test]
+    fn env_and_code_changed_together_fire_on_the_relaunch() {
+        let messages = vec![
+            launch(1, "NCCL_ALGO=Tree", "", "exp_1a"),
+            bash(2, "ssh root@gpu 'tail -5 /data/logs/exp_1a.log'"),
+            edit(3, "/root/sglang/python/sglang/srt/layers/communicator.py"),
+            edit(4, "/root/sglang/python/sglang/srt/layers/communicator.py"),
+            edit(5, "/root/notes/eagle-fast-verify.md"),
+            launch(6, "NCCL_MIN_NCHANNELS=1 NCCL_MAX_NCHANNELS=2 NCCL_BUFFSIZE=131072", "", "exp_1b"),
+        ];
+        let f = run(&messages);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].key, 6);
+        assert_eq!(f[0].evidence, [1, 3, 4, 6]);
+        assert_eq!(
+            f[0].summary,
+            "relaunch of sglang.launch_server changed NCCL_ALGO (Tree→unset), NCCL_BUFFSIZE (unset→131072), \
+             NCCL_MAX_NCHANNELS/NCCL_MIN_NCHANNELS (unset→2, unset→1) and the code (communicator.py) in one go \
+             (4 changes since the launch in [msg 1])"
+        );
+        assert!(f[0].command.as_deref().unwrap().contains("NCCL_BUFFSIZE=131072"));
+    }
+
+    #[test]
+    fn one_change_per_launch_is_clean_experimenting() {
+        let messages = vec![
+            launch(1, "", "", "base"),
+            launch(2, "NCCL_ALGO=Tree", "", "exp1"),
+            launch(3, "NCCL_ALGO=Ring", "", "exp2"),
+            launch(4, "NCCL_ALGO=Ring", "--enable-fusion", "exp3"),
+            edit(5, "/r/communicator.py"),
+            edit(6, "/r/server_args.py"),
+            launch(7, "NCCL_ALGO=Ring", "--enable-fusion", "exp4"),
+            // Port, log level and NCCL_DEBUG do not change what runs.
+            launch(8, "NCCL_ALGO=Ring NCCL_DEBUG=INFO", "--enable-fusion --port 30001 --log-level debug", "exp5"),
+        ];
+        assert!(run(&messages).is_empty(), "{:?}", run(&messages));
+    }
+
+    #[test]
+    fn renamed_and_rejected_flags_are_fixes_not_changes() {
+        let messages = vec![
+            bash(1, "python train.py --lr 3e-4 --batch_size 32"),
+            bash(2, "python train.py --lr 3e-4 --batch-size 32 --epochs 3"),
+            bash_out(
+                3,
+                "python train.py --lr 3e-4 --bs 32 --warmup 100",
+                "error: unrecognized arguments: --warmup 100",
+            ),
+            bash(4, "python train.py --lr 1e-4 --bs 32"),
+        ];
+        // 1→2: --epochs added (batch_size/batch-size agree). 2→3: --batch-size renamed to
+        // --bs, --epochs dropped, --warmup added: two changes. 3→4: --warmup was rejected,
+        // --lr changed: one change.
+        let f = run(&messages);
+        assert_eq!(f.iter().map(|f| f.key).collect::<Vec<_>>(), [3]);
+        assert_eq!(
+            f[0].summary,
+            "relaunch of train.py changed --epochs (3→unset) and --warmup (unset→100) in one go (2 changes since the launch in [msg 2])"
+        );
+    }
+
+    #[test]
+    fn sweeps_tools_and_different_programs_are_not_relaunches() {
+        let messages = vec![
+            bash(1, "for bs in 1 2 4; do python bench.py --bs $bs; done"),
+            bash(2, "for bs in 8 16; do A=1 python bench.py --bs $bs --seq 2; done"),
+            bash(3, "python -m pytest -x tests/"),
+            bash(4, "FOO=1 python -m pytest -k slow --maxfail 2 tests/"),
+            bash(5, "python -c 'import torch; print(torch.__version__)'"),
+            bash(6, "A=1 python -c 'import torch; print(torch.cuda.is_available())'"),
+            bash(7, "python serve.py --tp 8"),
+            bash(8, "python other.py --tp 4 --dp 2"),
+        ];
+        assert!(run(&messages).is_empty());
+    }
+
+    #[test]
+    fn launches_inside_tmux_and_edits_before_the_launch_count() {
+        let messages = vec![
+            bash(1, "tmux new-session -d -s srv 'vllm serve /m --max-num-seqs 64'"),
+            bash(
+                2,
+                "sed -i 's/fuse=False/fuse=True/' /r/model.py && tmux new-session -d -s srv 'VLLM_ATTENTION_BACKEND=FLASHINFER vllm serve /m --max-num-seqs 64'",
+            ),
+        ];
+        let f = run(&messages);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].summary.starts_with(
+                "relaunch of vllm serve changed VLLM_ATTENTION_BACKEND (unset→FLASHINFER) and the code (model.py)"
+            ),
+            "{}",
+            f[0].summary
+        );
+    }
+
+    #[test]
+    fn identity_and_flags() {
+        let s = shell::parse("CUDA_VISIBLE_DEVICES=0 torchrun --nproc_per_node 8 train.py --lr=1e-4 --fp16");
+        let (id, display, flags) = launch_of(&s.commands[0]).unwrap();
+        assert_eq!(id, "torchrun train.py");
+        assert_eq!(display, "torchrun train.py");
+        assert_eq!(flags.get("nproc-per-node").map(String::as_str), Some("8"));
+        assert_eq!(flags.get("lr").map(String::as_str), Some("1e-4"));
+        assert_eq!(flags.get("fp16").map(String::as_str), Some(""));
+        assert!(
+            launch_of(&shell::parse("python manage.py migrate").commands[0])
+                .is_some_and(|l| l.1 == "manage.py migrate")
+        );
+        assert!(launch_of(&shell::parse("./build/bin/llama-bench -m x.gguf").commands[0]).is_some());
+        assert!(launch_of(&shell::parse("/usr/bin/grep x y").commands[0]).is_none());
+        assert!(launch_of(&shell::parse("cargo test --release").commands[0]).is_none());
+        assert!(launch_of(&shell::parse("cargo run --release -- --port 1").commands[0]).is_some());
+    }
+}
