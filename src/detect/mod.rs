@@ -14,6 +14,7 @@ pub mod confounded_change;
 pub mod context_dump;
 pub mod empty_user_turn;
 pub mod prose;
+pub mod retry_loop;
 
 use std::collections::HashSet;
 
@@ -133,6 +134,7 @@ pub fn registry() -> &'static [&'static dyn Detector] {
         &empty_user_turn::EmptyUserTurn,
         &context_dump::ContextDump,
         &confounded_change::ConfoundedChange,
+        &retry_loop::RetryLoop,
     ]
 }
 
