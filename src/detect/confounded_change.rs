@@ -602,12 +602,19 @@ fn edits_before(call: &Call, k: usize) -> Vec<String> {
     script_edited_files(&shell::parse(cmd)).into_iter().filter(|(i, _)| *i < k).map(|(_, f)| f).collect()
 }
 
+/// One variable's change: name, value before, value after.
+struct EnvDiff {
+    name: String,
+    from: String,
+    to: String,
+}
+
 /// Environment differences; a `MIN_`/`MAX_` pair of one variable is one change.
 fn env_changes(prev: &BTreeMap<String, String>, cur: &BTreeMap<String, String>) -> Vec<Change> {
     let mut names: Vec<&String> = prev.keys().chain(cur.keys()).collect();
     names.sort();
     names.dedup();
-    let mut groups: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    let mut groups: BTreeMap<String, Vec<EnvDiff>> = BTreeMap::new();
     for n in names {
         let (a, b) = (prev.get(n), cur.get(n));
         if a == b {
@@ -615,14 +622,18 @@ fn env_changes(prev: &BTreeMap<String, String>, cur: &BTreeMap<String, String>) 
         }
         let show = |v: Option<&String>| v.map_or_else(|| "unset".to_string(), |v| clip(v, 30));
         let group = n.replace("_MIN_", "_MINMAX_").replace("_MAX_", "_MINMAX_");
-        groups.entry(group).or_default().push((n.clone(), format!("{}→{}", show(a), show(b))));
+        groups.entry(group).or_default().push(EnvDiff { name: n.clone(), from: show(a), to: show(b) });
     }
     groups
         .into_values()
-        .map(|g| {
-            let names: Vec<&str> = g.iter().map(|(n, _)| n.as_str()).collect();
-            let vals: Vec<&str> = g.iter().map(|(_, v)| v.as_str()).collect();
-            Change { text: format!("{} ({})", names.join("/"), vals.join(", ")) }
+        .map(|mut g| {
+            // MIN before MAX, as people say it.
+            g.sort_by_key(|d| !d.name.contains("_MIN_"));
+            let names: Vec<&str> = g.iter().map(|d| d.name.as_str()).collect();
+            let olds: Vec<&str> = g.iter().map(|d| d.from.as_str()).collect();
+            let news: Vec<&str> = g.iter().map(|d| d.to.as_str()).collect();
+            let from = if olds.iter().all(|o| *o == olds[0]) { olds[0].to_string() } else { olds.join("/") };
+            Change { text: format!("{} ({from}→{})", names.join("/"), news.join("/")) }
         })
         .collect()
 }
@@ -733,7 +744,7 @@ mod tests {
         assert_eq!(
             f[0].summary,
             "relaunch of sglang.launch_server changed NCCL_ALGO (Tree→unset), NCCL_BUFFSIZE (unset→131072), \
-             NCCL_MAX_NCHANNELS/NCCL_MIN_NCHANNELS (unset→2, unset→1) and the code (communicator.py) in one go \
+             NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS (unset→1/2) and the code (communicator.py) in one go \
              (4 changes since the launch in [msg 1])"
         );
         assert!(f[0].command.as_deref().unwrap().contains("NCCL_BUFFSIZE=131072"));
