@@ -48,7 +48,8 @@ pub enum Command {
     Sessions(SessionsArgs),
     /// Detect debugging patterns in transcripts
     #[command(
-        after_help = "Examples:\n  debrief detect session.jsonl\n  debrief detect ~/.claude/projects --select grep-tail-pivot,noisy-search --json"
+        after_help = "Examples:\n  debrief detect session.jsonl\n  debrief detect ~/.claude/projects --select grep-tail-pivot,noisy-search --json\n  \
+                      debrief detect --stats ~/.claude/projects --verbose"
     )]
     Detect(DetectArgs),
     /// List the detectors, or print one's documentation
@@ -195,9 +196,16 @@ pub struct DetectArgs {
     /// Read files as this format instead of detecting it
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
-    /// One JSON object per finding per line
+    /// One JSON object per finding per line (with --stats: per detector)
     #[arg(long)]
     pub json: bool,
+    /// Count findings per detector instead of listing them: how often each detector
+    /// fires over a corpus, for tuning and for judging precision
+    #[arg(long)]
+    pub stats: bool,
+    /// With --stats: also the counts per file
+    #[arg(long, short, requires = "stats")]
+    pub verbose: bool,
 }
 
 #[derive(Args, Debug)]
