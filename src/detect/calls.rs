@@ -172,17 +172,30 @@ fn tool(call: &Call) -> String {
     call.name.to_lowercase()
 }
 
-/// Files a call changes: edit tools' target files, files named in an `apply_patch`
-/// patch, and shell edits (`sed -i`, `perl -pi`, `patch`, `tee`, `> file`, `git apply`
-/// and `git checkout -- file`, `apply_patch <<EOF`). Empty when the call changed no
-/// file it names (which does not prove it changed nothing: see [`only_looks`]).
-pub fn edited_files(call: &Call) -> Vec<String> {
+/// A file a call changed, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileEdit {
+    pub file: String,
+    /// The machine (`ssh` destination as written, or container) the file is on; `None`
+    /// for the agent's own machine.
+    pub place: Option<String>,
+    /// For a shell edit, the index in the parsed script of the command that made it.
+    pub command: Option<usize>,
+}
+
+/// Edits a call made: edit tools' target files, files named in an `apply_patch` patch,
+/// and shell edits (`sed -i`, `perl -pi`, `patch`, `tee`, `> file`, `git apply` and
+/// `git checkout -- file`, `apply_patch <<EOF`), each with the machine it happened on.
+/// Empty when the call changed no file it names (which does not prove it changed
+/// nothing: see [`only_looks`]).
+pub fn edits(call: &Call) -> Vec<FileEdit> {
     let name = tool(call);
-    let mut files = Vec::new();
+    let mut out = Vec::new();
     let is_edit_tool = EDIT_TOOLS.contains(&name.as_str())
         || (EDITOR_TOOLS.contains(&name.as_str())
             && call.input.get("command").and_then(Value::as_str).is_some_and(|c| c != "view"));
     if is_edit_tool {
+        let mut files = Vec::new();
         for key in FILE_FIELDS {
             if let Some(p) = call.input.get(*key).and_then(Value::as_str) {
                 files.push(p.to_string());
@@ -199,14 +212,59 @@ pub fn edited_files(call: &Call) -> Vec<String> {
         if files.is_empty() {
             files.push(String::from("(unnamed file)"));
         }
+        out.extend(files.into_iter().map(|file| FileEdit { file, place: None, command: None }));
     }
     if let Some(cmd) = &call.command {
         let script = shell::parse(cmd);
-        files.extend(script_edited_files(&script).into_iter().map(|(_, f)| f));
+        for (k, file) in script_edited_files(&script) {
+            let place = script.commands.get(k).and_then(place_of);
+            out.push(FileEdit { file, place, command: Some(k) });
+        }
     }
+    out
+}
+
+/// Files a call changes, wherever they are (see [`edits`]).
+pub fn edited_files(call: &Call) -> Vec<String> {
+    let mut files: Vec<String> = edits(call).into_iter().map(|e| e.file).collect();
     files.sort();
     files.dedup();
     files
+}
+
+/// The machine a command runs on: its `ssh` destination without the user, or its
+/// container; `None` for the agent's own machine.
+pub fn place_of(c: &SimpleCommand) -> Option<String> {
+    c.remote_host.as_deref().map(host_only).or(c.container.as_deref()).map(str::to_string)
+}
+
+/// `root@10.0.0.5` → `10.0.0.5`.
+fn host_only(dest: &str) -> &str {
+    dest.rsplit_once('@').map_or(dest, |(_, h)| h)
+}
+
+/// Machines a call copies local files to (`rsync … host:dir`, `scp f user@host:dir`),
+/// with the index of the copying command: edits made here reach those machines from
+/// then on.
+pub fn copies_to(call: &Call) -> Vec<(usize, String)> {
+    let Some(cmd) = &call.command else { return Vec::new() };
+    let script = shell::parse(cmd);
+    let mut out = Vec::new();
+    for (k, c) in script.commands.iter().enumerate() {
+        if c.remote_host.is_some() || !matches!(c.name(), "rsync" | "scp") {
+            continue;
+        }
+        // The destination is the last operand; `host:path` names a remote machine.
+        if let Some(dest) = c.positionals().last()
+            && !dest.contains("://")
+            && let Some((host, _)) = dest.split_once(':')
+            && !host.is_empty()
+            && !host.contains('/')
+        {
+            out.push((k, host_only(host).to_string()));
+        }
+    }
+    out
 }
 
 /// Files named by `*** Update File:`/`*** Add File:`/`*** Delete File:` lines of a
@@ -434,6 +492,18 @@ mod tests {
         assert!(edited_files(&bash("grep -n x f.py 2>/dev/null | head")).is_empty());
         let ap = bash("apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.rs\n@@\n-1\n+2\n*** End Patch\nEOF");
         assert_eq!(edited_files(&ap), ["a.rs"]);
+    }
+
+    #[test]
+    fn edits_know_their_machine_and_copies_carry_them() {
+        let e = edits(&bash("ssh root@gpu 'sed -i s/a/b/ /opt/x.py' && sed -i s/c/d/ y.py"));
+        assert_eq!(e.len(), 2);
+        assert_eq!((e[0].file.as_str(), e[0].place.as_deref()), ("/opt/x.py", Some("gpu")));
+        assert_eq!((e[1].file.as_str(), e[1].place.as_deref()), ("y.py", None));
+        let c = bash("rsync -az a.py b.py root@10.0.0.5:/opt/app/ --relative && echo ok");
+        assert_eq!(copies_to(&c), [(0, "10.0.0.5".to_string())]);
+        assert_eq!(copies_to(&bash("scp -P 2222 x.py gpu:/tmp/")), [(0, "gpu".to_string())]);
+        assert!(copies_to(&bash("rsync -a root@h:/logs/ ./logs/")).is_empty());
     }
 
     #[test]

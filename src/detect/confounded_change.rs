@@ -28,7 +28,7 @@
 
 use std::collections::BTreeMap;
 
-use super::calls::{edited_files, script_edited_files};
+use super::calls::{copies_to, edits, place_of};
 use super::prose::{and_list, clip};
 use super::{Detector, Finding, LOOKBACK, SessionView};
 use crate::model::{Call, Message};
@@ -115,7 +115,9 @@ struct Launch<'a> {
     /// (position in the view, call number, command number in the call's script).
     at: (usize, usize, usize),
     call: &'a Call,
-    /// Program, entry point, subcommand and host: what makes two launches comparable.
+    /// The machine it runs on (see [`place_of`]); `None` for the agent's own.
+    place: Option<String>,
+    /// Program, entry point, subcommand and machine: what makes two launches comparable.
     identity: String,
     /// The name people know it by: `sglang.launch_server`, `train.py`, `vllm serve`.
     display: String,
@@ -134,12 +136,13 @@ fn launches(messages: &[Message]) -> Vec<Launch<'_>> {
                     continue;
                 }
                 let env = env_of(&script, k);
+                let place = place_of(c);
                 if let Some((identity, display, flags)) = launch_of(c) {
-                    let host = c.remote_host.as_deref().or(c.container.as_deref()).unwrap_or("");
                     out.push(Launch {
                         at: (pos, ci, k),
                         call,
-                        identity: format!("{host}\u{1f}{identity}"),
+                        identity: format!("{}\u{1f}{identity}", place.as_deref().unwrap_or("")),
+                        place,
                         display,
                         env,
                         flags,
@@ -154,11 +157,11 @@ fn launches(messages: &[Message]) -> Vec<Launch<'_>> {
                         if let Some((identity, display, flags)) = launch_of(ic) {
                             let mut env = env.clone();
                             env.extend(env_of(&inner_script, j));
-                            let host = c.remote_host.as_deref().or(c.container.as_deref()).unwrap_or("");
                             out.push(Launch {
                                 at: (pos, ci, k),
                                 call,
-                                identity: format!("{host}\u{1f}{identity}"),
+                                identity: format!("{}\u{1f}{identity}", place.as_deref().unwrap_or("")),
+                                place: place.clone(),
                                 display,
                                 env,
                                 flags,
@@ -467,7 +470,8 @@ fn flags_of(args: &[String]) -> BTreeMap<String, String> {
 }
 
 /// Flags that do not change what runs: where it listens and logs, what the run is
-/// called, how chatty it is.
+/// called, how chatty it is, and how big a measurement is (a benchmark's number of
+/// prompts or iterations changes its precision, not what it measures).
 fn inert_flag(name: &str) -> bool {
     const EXACT: &[&str] = &[
         "port",
@@ -500,6 +504,21 @@ fn inert_flag(name: &str) -> bool {
         "daemon",
         "detach",
         "d",
+        "num-prompts",
+        "num-requests",
+        "requests",
+        "iterations",
+        "iters",
+        "num-iters",
+        "repeat",
+        "repeats",
+        "runs",
+        "num-runs",
+        "trials",
+        "warmup",
+        "warmup-iters",
+        "warmup-steps",
+        "duration",
     ];
     const PREFIX: &[&str] = &["log-", "logging-", "output", "save-dir", "wandb", "report-to", "tensorboard"];
     EXACT.contains(&name) || PREFIX.iter().any(|p| name.starts_with(p))
@@ -549,22 +568,43 @@ fn compare(messages: &[Message], prev: &Launch, cur: &Launch) -> Option<Finding>
     changes.extend(env_changes(&prev.env, &cur.env));
     changes.extend(flag_changes(prev, cur));
     // Edits between the two launches (after the previous launch's call, before the
-    // relaunch's call).
+    // relaunch's command) that reach the machine the program runs on: made there, or
+    // made here and then copied there (`rsync`/`scp`).
     let mut files: Vec<String> = Vec::new();
     let mut edit_msgs: Vec<u32> = Vec::new();
+    let mut not_copied_yet: Vec<(u32, String)> = Vec::new();
     for (pos, m) in messages.iter().enumerate().take(cur.at.0 + 1).skip(prev.at.0) {
         for (ci, call) in m.calls.iter().enumerate() {
-            let after_prev = (pos, ci) > (prev.at.0, prev.at.1);
-            let before_cur = (pos, ci) < (cur.at.0, cur.at.1);
-            let in_relaunch = (pos, ci) == (cur.at.0, cur.at.1);
-            if !(after_prev && (before_cur || in_relaunch)) {
+            if (pos, ci) <= (prev.at.0, prev.at.1) || (pos, ci) > (cur.at.0, cur.at.1) {
                 continue;
             }
-            let edited = if in_relaunch { edits_before(call, cur.at.2) } else { edited_files(call) };
-            let edited: Vec<String> = edited.into_iter().filter(|f| !is_note(f)).collect();
-            if !edited.is_empty() {
-                edit_msgs.push(m.idx);
-                files.extend(edited);
+            // In the relaunch's own call, only what runs before the launch command.
+            let limit = if (pos, ci) == (cur.at.0, cur.at.1) { cur.at.2 } else { usize::MAX };
+            let mut events: Vec<(usize, Option<String>, Option<String>)> = edits(call)
+                .into_iter()
+                .filter(|e| !is_note(&e.file))
+                .map(|e| (e.command.unwrap_or(0), Some(e.file), e.place))
+                .collect();
+            events.extend(copies_to(call).into_iter().map(|(k, host)| (k, None, Some(host))));
+            events.retain(|(k, _, _)| *k < limit);
+            events.sort_by_key(|(k, _, _)| *k);
+            for (_, file, place) in events {
+                match file {
+                    Some(f) if place == cur.place => {
+                        edit_msgs.push(m.idx);
+                        files.push(f);
+                    }
+                    Some(f) if place.is_none() => not_copied_yet.push((m.idx, f)),
+                    Some(_) => {} // another machine
+                    None if place == cur.place && !not_copied_yet.is_empty() => {
+                        for (idx, f) in not_copied_yet.drain(..) {
+                            edit_msgs.push(idx);
+                            files.push(f);
+                        }
+                        edit_msgs.push(m.idx);
+                    }
+                    None => {}
+                }
             }
         }
     }
@@ -593,13 +633,6 @@ fn compare(messages: &[Message], prev: &Launch, cur: &Launch) -> Option<Finding>
     let mut evidence = vec![prev_idx, key];
     evidence.extend(edit_msgs);
     Some(Finding { detector: String::new(), key, evidence, summary, command: cur.call.command.clone() })
-}
-
-/// Files edited by the commands of `call` that run before its command number `k`
-/// (`sed -i … && python -m srv`).
-fn edits_before(call: &Call, k: usize) -> Vec<String> {
-    let Some(cmd) = call.command.as_deref() else { return Vec::new() };
-    script_edited_files(&shell::parse(cmd)).into_iter().filter(|(i, _)| *i < k).map(|(_, f)| f).collect()
 }
 
 /// One variable's change: name, value before, value after.
@@ -679,6 +712,8 @@ fn flag_changes(prev: &Launch, cur: &Launch) -> Vec<Change> {
             out.push(Change { text: format!("--{k} ({}→{})", clip(pv, 30), clip(v, 30)) });
         }
     }
+    // By flag name, as a person scans them.
+    out.sort_by(|a, b| a.text.cmp(&b.text));
     out
 }
 
@@ -735,12 +770,13 @@ mod tests {
             edit(3, "/root/sglang/python/sglang/srt/layers/communicator.py"),
             edit(4, "/root/sglang/python/sglang/srt/layers/communicator.py"),
             edit(5, "/root/notes/eagle-fast-verify.md"),
-            launch(6, "NCCL_MIN_NCHANNELS=1 NCCL_MAX_NCHANNELS=2 NCCL_BUFFSIZE=131072", "", "exp_1b"),
+            bash(6, "rsync -az python/sglang/srt/layers/communicator.py root@gpu:/opt/sglang/ --relative"),
+            launch(7, "NCCL_MIN_NCHANNELS=1 NCCL_MAX_NCHANNELS=2 NCCL_BUFFSIZE=131072", "", "exp_1b"),
         ];
         let f = run(&messages);
         assert_eq!(f.len(), 1, "{f:?}");
-        assert_eq!(f[0].key, 6);
-        assert_eq!(f[0].evidence, [1, 3, 4, 6]);
+        assert_eq!(f[0].key, 7);
+        assert_eq!(f[0].evidence, [1, 3, 4, 6, 7]);
         assert_eq!(
             f[0].summary,
             "relaunch of sglang.launch_server changed NCCL_ALGO (Tree→unset), NCCL_BUFFSIZE (unset→131072), \
@@ -748,6 +784,24 @@ mod tests {
              (4 changes since the launch in [msg 1])"
         );
         assert!(f[0].command.as_deref().unwrap().contains("NCCL_BUFFSIZE=131072"));
+    }
+
+    #[test]
+    fn edits_count_only_where_the_program_runs() {
+        // A local edit never copied to the GPU host does not change the remote server;
+        // an edit made on the host through ssh does.
+        let local = vec![
+            launch(1, "NCCL_ALGO=Tree", "", "a"),
+            edit(2, "/home/me/sglang/communicator.py"),
+            launch(3, "NCCL_ALGO=Ring", "", "b"),
+        ];
+        assert!(run(&local).is_empty());
+        let remote = vec![
+            launch(1, "NCCL_ALGO=Tree", "", "a"),
+            bash(2, "ssh root@gpu \"sed -i 's/sm100/sm120/' /opt/sglang/communicator.py\""),
+            launch(3, "NCCL_ALGO=Ring", "", "b"),
+        ];
+        assert_eq!(run(&remote).len(), 1);
     }
 
     #[test]
@@ -773,19 +827,19 @@ mod tests {
             bash(2, "python train.py --lr 3e-4 --batch-size 32 --epochs 3"),
             bash_out(
                 3,
-                "python train.py --lr 3e-4 --bs 32 --warmup 100",
-                "error: unrecognized arguments: --warmup 100",
+                "python train.py --lr 3e-4 --bs 32 --dropout 0.1",
+                "error: unrecognized arguments: --dropout 0.1",
             ),
             bash(4, "python train.py --lr 1e-4 --bs 32"),
         ];
         // 1→2: --epochs added (batch_size/batch-size agree). 2→3: --batch-size renamed to
-        // --bs, --epochs dropped, --warmup added: two changes. 3→4: --warmup was rejected,
-        // --lr changed: one change.
+        // --bs, --epochs dropped, --dropout added: two changes. 3→4: --dropout was
+        // rejected, --lr changed: one change.
         let f = run(&messages);
         assert_eq!(f.iter().map(|f| f.key).collect::<Vec<_>>(), [3]);
         assert_eq!(
             f[0].summary,
-            "relaunch of train.py changed --epochs (3→unset) and --warmup (unset→100) in one go (2 changes since the launch in [msg 2])"
+            "relaunch of train.py changed --dropout (unset→0.1) and --epochs (3→unset) in one go (2 changes since the launch in [msg 2])"
         );
     }
 
