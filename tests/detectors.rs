@@ -113,3 +113,38 @@ fn every_detector_fires_on_its_positives_and_stays_quiet_on_its_negatives() {
         insta::assert_yaml_snapshot!(id, snap);
     }
 }
+
+/// The seeds' story replayed (`corpus/seed-replay/`): each detector's findings there, by
+/// key message. The story's moments must be found, and nothing in the ~5,000 messages
+/// of ordinary work before them. Detectors not listed here are not checked by this test.
+const SEED_REPLAY: &[(&str, &[u32])] = &[
+    // [msg 5080]: fewer NCCL channels + smaller buffer + the FlashInfer fusion patch in one launch.
+    ("confounded-change", &[5080]),
+    // [msg 5086]: the empty user message.
+    ("empty-user-turn", &[5086]),
+    // [msg 5087]: the long recap that answers it.
+    ("context-dump", &[5087]),
+    ("retry-loop", &[]),
+];
+
+#[test]
+fn seed_replay_findings_are_the_story_and_nothing_else() {
+    let path = corpus("seed-replay/kimi-k25-eagle3-campaign.jsonl");
+    let parsed = formats::parse_file(&path, None).unwrap();
+    let s = &parsed.sessions[0];
+    // The windowed engine, as `detect` and `index` run it (5,087 messages: several windows).
+    let found = detect::detect_session(detect::registry(), &s.messages);
+    for (id, keys) in SEED_REPLAY {
+        let got: Vec<u32> = found.iter().filter(|f| f.detector == *id).map(|f| f.key).collect();
+        assert_eq!(got, *keys, "{id}: {:#?}", found.iter().filter(|f| f.detector == *id).collect::<Vec<_>>());
+    }
+    let cc = found.iter().find(|f| f.detector == "confounded-change").unwrap();
+    assert!(cc.evidence.contains(&5068) && cc.evidence.contains(&5076) && cc.evidence.contains(&5078), "{cc:?}");
+    for needle in
+        ["NCCL_BUFFSIZE (unset→131072)", "NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS (unset→1/2)", "communicator.py"]
+    {
+        assert!(cc.summary.contains(needle), "{}", cc.summary);
+    }
+    let dump = found.iter().find(|f| f.detector == "context-dump").unwrap();
+    assert_eq!(dump.evidence, [5086, 5087]);
+}
