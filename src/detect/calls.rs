@@ -189,12 +189,8 @@ pub struct FileEdit {
 /// Empty when the call changed no file it names (which does not prove it changed
 /// nothing: see [`only_looks`]).
 pub fn edits(call: &Call) -> Vec<FileEdit> {
-    let name = tool(call);
     let mut out = Vec::new();
-    let is_edit_tool = EDIT_TOOLS.contains(&name.as_str())
-        || (EDITOR_TOOLS.contains(&name.as_str())
-            && call.input.get("command").and_then(Value::as_str).is_some_and(|c| c != "view"));
-    if is_edit_tool {
+    if is_edit_tool(call) {
         let mut files = Vec::new();
         for key in FILE_FIELDS {
             if let Some(p) = call.input.get(*key).and_then(Value::as_str) {
@@ -210,11 +206,11 @@ pub fn edits(call: &Call) -> Vec<FileEdit> {
             files.extend(patch_files(p));
         }
         if files.is_empty() {
-            files.push(String::from("(unnamed file)"));
+            files.push(String::from("(an unnamed file)"));
         }
         out.extend(files.into_iter().map(|file| FileEdit { file, place: None, command: None }));
     }
-    if let Some(cmd) = &call.command {
+    if let Some(cmd) = call.command.as_deref().filter(|_| !is_edit_tool(call)) {
         let script = shell::parse(cmd);
         for (k, file) in script_edited_files(&script) {
             let place = script.commands.get(k).and_then(place_of);
@@ -222,6 +218,16 @@ pub fn edits(call: &Call) -> Vec<FileEdit> {
         }
     }
     out
+}
+
+/// The call is an editing tool (`Edit`, `apply_patch`, SWE-agent's `edit`, a
+/// `str_replace_editor` command other than `view`…). Its `command`, when the format
+/// sets one, is an edit script, not a shell command line.
+pub fn is_edit_tool(call: &Call) -> bool {
+    let name = tool(call);
+    EDIT_TOOLS.contains(&name.as_str())
+        || (EDITOR_TOOLS.contains(&name.as_str())
+            && call.input.get("command").and_then(Value::as_str).is_some_and(|c| c != "view"))
 }
 
 /// Files a call changes, wherever they are (see [`edits`]).
@@ -410,9 +416,30 @@ fn is_source_file(path: &str) -> bool {
         || name.rsplit_once('.').is_some_and(|(_, ext)| EXT.contains(&ext.to_ascii_lowercase().as_str()))
 }
 
-/// Did the call fail? A non-zero exit code, or an error result without one.
+/// Did the call fail? A non-zero exit code, or an error result without one. Where the
+/// format records neither (aider's `/run` output), the end of the output decides: a
+/// traceback, an error or a failure count in its last lines.
 pub fn failed(call: &Call) -> bool {
-    call.result.as_ref().is_some_and(|r| r.exit_code.map_or(r.is_error, |c| c != 0))
+    let Some(r) = &call.result else { return false };
+    match r.exit_code {
+        Some(c) => c != 0,
+        None if r.is_error => true,
+        None => output_says_it_failed(&r.output),
+    }
+}
+
+fn output_says_it_failed(output: &str) -> bool {
+    let tail: Vec<&str> = output.lines().rev().filter(|l| !l.trim().is_empty()).take(5).collect();
+    tail.iter().any(|l| {
+        let low = l.to_lowercase();
+        low.starts_with("traceback")
+            || low.contains("error:")
+            || low.contains("error[")
+            || (low.contains(" failed") && !low.contains(" 0 failed"))
+            || low.starts_with("failed")
+            || low.starts_with("fatal:")
+            || low.contains("exception:")
+    })
 }
 
 /// The call only looks: a reading/searching tool, or a shell command whose every program
@@ -422,6 +449,9 @@ pub fn only_looks(call: &Call) -> bool {
     let name = tool(call);
     if LOOKING_TOOLS.contains(&name.as_str()) {
         return true;
+    }
+    if is_edit_tool(call) {
+        return false;
     }
     if EDITOR_TOOLS.contains(&name.as_str()) {
         return call.input.get("command").and_then(Value::as_str) == Some("view");
@@ -521,5 +551,13 @@ mod tests {
         assert!(!failed(&c));
         c.result = Some(CallResult { exit_code: None, is_error: true, ..CallResult::default() });
         assert!(failed(&c));
+        // No exit code recorded: the output's end decides.
+        let said = |out: &str| CallResult { output: out.into(), ..CallResult::default() };
+        c.result = Some(said("collected 3 items\n1 failed, 2 passed in 0.2s"));
+        assert!(failed(&c));
+        c.result = Some(said("Traceback (most recent call last):\n  File x\nValueError: bad"));
+        assert!(failed(&c));
+        c.result = Some(said("3 passed in 0.1s"));
+        assert!(!failed(&c));
     }
 }

@@ -28,7 +28,7 @@
 
 use std::collections::BTreeMap;
 
-use super::calls::{copies_to, edits, place_of};
+use super::calls::{copies_to, edits, is_edit_tool, place_of};
 use super::prose::{and_list, clip};
 use super::{Detector, Finding, LOOKBACK, SessionView};
 use crate::model::{Call, Message};
@@ -99,6 +99,7 @@ impl Detector for ConfoundedChange {
                 let prev = &launches[p];
                 if prev.at.0 != l.at.0
                     && l.at.0 - prev.at.0 <= LOOKBACK
+                    && (prev.experiment || l.experiment)
                     && let Some(f) = compare(view.messages, prev, l)
                 {
                     out.push(Finding { detector: self.id().into(), ..f });
@@ -123,51 +124,48 @@ struct Launch<'a> {
     display: String,
     env: BTreeMap<String, String>,
     flags: BTreeMap<String, String>,
+    /// Runs like an experiment or a service (see [`Entry::experiment`], [`runs_as_job`],
+    /// and environment settings on its command line).
+    experiment: bool,
 }
 
 fn launches(messages: &[Message]) -> Vec<Launch<'_>> {
     let mut out = Vec::new();
     for (pos, m) in messages.iter().enumerate() {
         for (ci, call) in m.calls.iter().enumerate() {
-            let Some(cmd) = call.command.as_deref() else { continue };
+            let Some(cmd) = call.command.as_deref().filter(|_| !is_edit_tool(call)) else { continue };
             let script = shell::parse(cmd);
             for (k, c) in script.commands.iter().enumerate() {
                 if c.in_loop {
                     continue;
                 }
-                let env = env_of(&script, k);
                 let place = place_of(c);
-                if let Some((identity, display, flags)) = launch_of(c) {
+                let env = env_of(&script, k);
+                let mut found: Vec<(Entry, BTreeMap<String, String>, bool)> = Vec::new();
+                if let Some(e) = launch_of(c) {
+                    found.push((e, env, runs_as_job(c, false)));
+                } else if let Some(inner) = terminal_multiplexer_command(c) {
+                    // `tmux new -d 'cmd'`: the launch is in the string, detached.
+                    let inner_script = shell::parse(inner);
+                    for (j, ic) in inner_script.commands.iter().enumerate() {
+                        if let Some(e) = launch_of(ic).filter(|_| !ic.in_loop) {
+                            let mut env = env.clone();
+                            env.extend(env_of(&inner_script, j));
+                            found.push((e, env, true));
+                        }
+                    }
+                }
+                for (e, env, job) in found {
                     out.push(Launch {
                         at: (pos, ci, k),
                         call,
-                        identity: format!("{}\u{1f}{identity}", place.as_deref().unwrap_or("")),
-                        place,
-                        display,
+                        identity: format!("{}\u{1f}{}", place.as_deref().unwrap_or(""), e.identity),
+                        place: place.clone(),
+                        display: e.display,
+                        experiment: e.experiment || job || !env.is_empty(),
                         env,
-                        flags,
+                        flags: e.flags,
                     });
-                } else if let Some(inner) = terminal_multiplexer_command(c) {
-                    // `tmux new -d 'cmd'`: the launch is in the string.
-                    let inner_script = shell::parse(inner);
-                    for (j, ic) in inner_script.commands.iter().enumerate() {
-                        if ic.in_loop {
-                            continue;
-                        }
-                        if let Some((identity, display, flags)) = launch_of(ic) {
-                            let mut env = env.clone();
-                            env.extend(env_of(&inner_script, j));
-                            out.push(Launch {
-                                at: (pos, ci, k),
-                                call,
-                                identity: format!("{}\u{1f}{identity}", place.as_deref().unwrap_or("")),
-                                place: place.clone(),
-                                display,
-                                env,
-                                flags,
-                            });
-                        }
-                    }
                 }
             }
         }
@@ -239,8 +237,21 @@ const TOOL_MODULES: &[&str] = &[
     "uv",
 ];
 
-/// Programs that start a server or a training/inference job from an entry point.
-const LAUNCHERS: &[&str] = &[
+/// What [`launch_of`] makes of a command that starts a program.
+#[derive(Debug)]
+struct Entry {
+    /// Program, entry point and subcommands: launches are compared when these agree.
+    identity: String,
+    /// The name people know it by.
+    display: String,
+    flags: BTreeMap<String, String>,
+    /// A server or job launcher, or an entry point named like an experiment (train,
+    /// bench, serve…): a run whose settings are the experiment.
+    experiment: bool,
+}
+
+/// Programs that start servers and jobs: their runs are experiments by nature.
+const SERVICE_LAUNCHERS: &[&str] = &[
     "torchrun",
     "deepspeed",
     "accelerate",
@@ -255,79 +266,125 @@ const LAUNCHERS: &[&str] = &[
     "ollama",
     "mpirun",
     "horovodrun",
-    "ray",
-    "node",
-    "bun",
-    "deno",
-    "java",
-    "flask",
     "streamlit",
 ];
 
-/// Is this simple command a launch? Returns (identity, display name, flags).
-fn launch_of(c: &SimpleCommand) -> Option<(String, String, BTreeMap<String, String>)> {
+/// Runtimes whose first word may be a subcommand (`bun run x.ts`, `deno run`).
+const RUNTIMES: &[&str] = &["node", "bun", "deno", "java", "ray", "flask"];
+
+/// Runtime subcommands that build, test or manage packages rather than run a program.
+const NOT_RUNS: &[&str] = &[
+    "build", "test", "install", "i", "add", "remove", "rm", "x", "fmt", "lint", "check", "compile", "upgrade", "init",
+    "create", "pm", "link", "bundle", "publish", "outdated", "update", "cache", "doc", "info", "types",
+];
+
+/// Words in a script or module name that say "this run is an experiment or a service".
+const EXPERIMENT_WORDS: &[&str] =
+    &["train", "finetune", "fine_tune", "bench", "serve", "server", "launch", "eval", "profil", "experiment", "infer"];
+
+fn experiment_name(entry: &str) -> bool {
+    let e = entry.to_lowercase();
+    EXPERIMENT_WORDS.iter().any(|w| e.contains(w))
+}
+
+/// Is this simple command a launch, and of what?
+fn launch_of(c: &SimpleCommand) -> Option<Entry> {
     let name = c.name();
     let args: &[String] = &c.args;
     let is_python = matches!(name, "python" | "python2" | "python3" | "pypy" | "pypy3") || name.starts_with("python3.");
     if is_python {
         let (entry, rest) = python_entry(args)?;
-        let display = entry.trim_start_matches("-m ").to_string();
-        let sub = subcommand(rest);
-        let identity = format!("python {entry} {}", sub.unwrap_or(""));
-        let display = match sub {
-            Some(s) => format!("{display} {s}"),
-            None => display,
-        };
-        return Some((identity, display, flags_of(rest)));
+        let shown = entry.trim_start_matches("-m ").to_string();
+        let subs = subcommands(rest);
+        return Some(Entry {
+            identity: format!("python {entry} {}", subs.join(" ")),
+            display: [shown.as_str()].into_iter().chain(subs.iter().copied()).collect::<Vec<_>>().join(" "),
+            flags: flags_of(rest),
+            experiment: experiment_name(&shown),
+        });
     }
-    if LAUNCHERS.contains(&name) {
-        // `torchrun … train.py …`, `accelerate launch … train.py`: the entry is the
-        // script or module; else the subcommand (`vllm serve`, `ollama serve`).
-        let script = args.iter().position(|a| is_script(a));
-        let module = args.iter().position(|a| a == "-m" || a == "--module");
-        let entry = match (script, module) {
-            (_, Some(m)) if m + 1 < args.len() => format!("-m {}", args[m + 1]),
-            (Some(s), _) => basename(&args[s]).to_string(),
-            _ => match name {
-                "java" => {
-                    let jar = args.iter().position(|a| a == "-jar").and_then(|j| args.get(j + 1));
-                    basename(jar?).to_string()
-                }
-                "uvicorn" | "gunicorn" | "hypercorn" => {
-                    positionals(args).into_iter().find(|a| a.contains(':')).unwrap_or_default().to_string()
-                }
-                _ => subcommand(args)?.to_string(),
-            },
-        };
-        if entry.is_empty() {
+    let service = SERVICE_LAUNCHERS.contains(&name);
+    if service || RUNTIMES.contains(&name) {
+        // `torchrun … train.py …`, `accelerate launch … train.py`, `bun run cli.ts …`: the
+        // entry is the script or module; else the subcommand (`vllm serve`).
+        let sub = subcommands(args).first().copied();
+        if sub.is_some_and(|s| NOT_RUNS.contains(&s)) {
             return None;
         }
-        let display = format!("{name} {}", entry.trim_start_matches("-m "));
-        return Some((format!("{name} {entry}"), display, flags_of(args)));
+        let script = args.iter().position(|a| is_script(a));
+        let module = args.iter().position(|a| a == "-m" || a == "--module");
+        let (entry, after) = match (script, module) {
+            (_, Some(m)) if m + 1 < args.len() => (format!("-m {}", args[m + 1]), m + 2),
+            (Some(s), _) => (basename(&args[s]).to_string(), s + 1),
+            _ => match name {
+                "java" => {
+                    let j = args.iter().position(|a| a == "-jar")?;
+                    (basename(args.get(j + 1)?).to_string(), j + 2)
+                }
+                "uvicorn" | "gunicorn" | "hypercorn" => {
+                    (positionals(args).into_iter().find(|a| a.contains(':'))?.to_string(), args.len())
+                }
+                _ => (sub?.to_string(), args.len()),
+            },
+        };
+        let shown = entry.trim_start_matches("-m ").to_string();
+        let subs = subcommands(args.get(after..).unwrap_or(&[]));
+        let runtime_sub = if service { "" } else { sub.unwrap_or("") };
+        return Some(Entry {
+            identity: format!("{name} {runtime_sub} {entry} {}", subs.join(" ")),
+            display: [name, shown.as_str()].into_iter().chain(subs.iter().copied()).collect::<Vec<_>>().join(" "),
+            flags: flags_of(args),
+            experiment: service || experiment_name(&shown),
+        });
     }
     match name {
         "cargo" | "go" if args.first().is_some_and(|a| a == "run") => {
             let bin = c.flag_value(None, Some("bin")).or_else(|| c.flag_value(Some('p'), Some("package")));
             let display = format!("{name} run{}", bin.map(|b| format!(" --bin {b}")).unwrap_or_default());
-            Some((display.clone(), display, flags_of(&args[1..])))
+            Some(Entry {
+                identity: display.clone(),
+                experiment: bin.is_some_and(experiment_name),
+                display,
+                flags: flags_of(&args[1..]),
+            })
         }
         "bash" | "sh" | "zsh" if args.first().is_some_and(|a| a.ends_with(".sh")) => {
             let script = basename(&args[0]).to_string();
-            Some((format!("sh {script}"), script, flags_of(&args[1..])))
+            Some(Entry {
+                identity: format!("sh {script}"),
+                experiment: experiment_name(&script),
+                display: script,
+                flags: flags_of(&args[1..]),
+            })
         }
         _ if (c.program.starts_with("./") || c.program.starts_with('/') || c.program.contains("/bin/"))
+            && name.bytes().any(|b| b.is_ascii_alphabetic())
             && !super::calls::command_only_looks(c)
             && !is_system_tool(name) =>
         {
-            let sub = subcommand(args);
-            let display = match sub {
-                Some(s) => format!("{name} {s}"),
-                None => name.to_string(),
-            };
-            Some((format!("exe {} {}", c.program, sub.unwrap_or("")), display, flags_of(args)))
+            let subs = subcommands(args);
+            Some(Entry {
+                identity: format!("exe {} {}", c.program, subs.join(" ")),
+                display: [name].into_iter().chain(subs.iter().copied()).collect::<Vec<_>>().join(" "),
+                flags: flags_of(args),
+                experiment: experiment_name(name),
+            })
         }
         _ => None,
     }
+}
+
+/// How the command runs says it is a job, not a query: in the background, detached
+/// (`nohup`, `setsid`, `tmux`, `screen`), or writing its output to a log file.
+fn runs_as_job(c: &SimpleCommand, detached: bool) -> bool {
+    let log = |t: &str| {
+        let t = t.to_lowercase();
+        [".log", ".out", ".err"].iter().any(|e| t.ends_with(e)) || t.contains("/log")
+    };
+    detached
+        || c.background
+        || c.via.iter().any(|v| matches!(v.as_str(), "nohup" | "setsid"))
+        || c.redirects.iter().any(|r| matches!(r.op, ">" | ">>" | "&>" | "&>>") && r.fd != Some(2) && log(&r.target))
 }
 
 /// Programs under `/usr/bin` that are tools, not the thing being launched.
@@ -411,14 +468,19 @@ fn basename(p: &str) -> &str {
     p.rsplit('/').next().unwrap_or(p)
 }
 
-/// A first operand that reads as a subcommand word (`serve`, `migrate`, `train`).
-fn subcommand(args: &[String]) -> Option<&str> {
-    let first = args.first()?.as_str();
-    let word = !first.is_empty()
-        && first.len() <= 24
-        && first.bytes().all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'_')
-        && first.bytes().next().is_some_and(|b| b.is_ascii_lowercase());
-    word.then_some(first)
+/// Leading operands that read as subcommand words (`serve`, `session list`), at most
+/// two: `manage.py migrate` and `manage.py runserver` are different programs.
+fn subcommands(args: &[String]) -> Vec<&str> {
+    args.iter()
+        .take(2)
+        .map(String::as_str)
+        .take_while(|a| {
+            !a.is_empty()
+                && a.len() <= 24
+                && a.bytes().all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'_')
+                && a.bytes().next().is_some_and(|b| b.is_ascii_lowercase())
+        })
+        .collect()
 }
 
 fn positionals(args: &[String]) -> Vec<&str> {
@@ -611,7 +673,10 @@ fn compare(messages: &[Message], prev: &Launch, cur: &Launch) -> Option<Finding>
     files.sort();
     files.dedup();
     if !files.is_empty() {
-        let names: Vec<String> = files.iter().map(|f| basename(f).to_string()).collect();
+        let names: Vec<String> = files
+            .iter()
+            .map(|f| if f.starts_with('(') { f.trim_matches(['(', ')']).to_string() } else { basename(f).to_string() })
+            .collect();
         let mut names = names;
         names.dedup();
         let shown: Vec<String> = names.iter().take(3).cloned().collect();
@@ -880,20 +945,44 @@ mod tests {
 
     #[test]
     fn identity_and_flags() {
-        let s = shell::parse("CUDA_VISIBLE_DEVICES=0 torchrun --nproc_per_node 8 train.py --lr=1e-4 --fp16");
-        let (id, display, flags) = launch_of(&s.commands[0]).unwrap();
-        assert_eq!(id, "torchrun train.py");
-        assert_eq!(display, "torchrun train.py");
-        assert_eq!(flags.get("nproc-per-node").map(String::as_str), Some("8"));
-        assert_eq!(flags.get("lr").map(String::as_str), Some("1e-4"));
-        assert_eq!(flags.get("fp16").map(String::as_str), Some(""));
-        assert!(
-            launch_of(&shell::parse("python manage.py migrate").commands[0])
-                .is_some_and(|l| l.1 == "manage.py migrate")
+        let launch = |cmd: &str| launch_of(&shell::parse(cmd).commands[0]);
+        let e = launch("CUDA_VISIBLE_DEVICES=0 torchrun --nproc_per_node 8 train.py --lr=1e-4 --fp16").unwrap();
+        assert_eq!(e.display, "torchrun train.py");
+        assert!(e.experiment);
+        assert_eq!(e.flags.get("nproc-per-node").map(String::as_str), Some("8"));
+        assert_eq!(e.flags.get("lr").map(String::as_str), Some("1e-4"));
+        assert_eq!(e.flags.get("fp16").map(String::as_str), Some(""));
+        assert_eq!(launch("python manage.py migrate").unwrap().display, "manage.py migrate");
+        assert_ne!(
+            launch("python manage.py migrate").unwrap().identity,
+            launch("python manage.py runserver").unwrap().identity
         );
-        assert!(launch_of(&shell::parse("./build/bin/llama-bench -m x.gguf").commands[0]).is_some());
-        assert!(launch_of(&shell::parse("/usr/bin/grep x y").commands[0]).is_none());
-        assert!(launch_of(&shell::parse("cargo test --release").commands[0]).is_none());
-        assert!(launch_of(&shell::parse("cargo run --release -- --port 1").commands[0]).is_some());
+        let cli = launch("bun run src/cli.ts session list --all").unwrap();
+        assert_eq!(cli.display, "bun cli.ts session list");
+        assert!(!cli.experiment);
+        assert!(launch("bun build src/cli.ts --outfile cli").is_none());
+        assert!(launch("vllm serve /m --max-num-seqs 8").unwrap().experiment);
+        assert!(launch("./build/bin/llama-bench -m x.gguf").unwrap().experiment);
+        assert!(launch("/usr/bin/grep x y").is_none());
+        assert!(launch("cargo test --release").is_none());
+        assert!(launch("cargo run --release -- --port 1").is_some());
+    }
+
+    #[test]
+    fn runs_of_a_query_tool_are_not_experiments() {
+        // The project's own CLI asked different questions: not a relaunch of a job.
+        let messages = vec![
+            bash(1, "bun run src/cli.ts tasks list --repo /tmp/t8 --all"),
+            bash(2, "bun run src/cli.ts tasks list --repo /tmp/t9 --json | jq ."),
+            bash(3, "./cli git pr --session 004 > pr.md"),
+            bash(4, "./cli git pr --task 008 --base main > pr.md"),
+        ];
+        assert!(run(&messages).is_empty());
+        // The same CLI started as a background job with a log is a service.
+        let messages = vec![
+            bash(1, "nohup bun run src/cli.ts mcp start --port 1 > /tmp/mcp.log 2>&1 &"),
+            bash(2, "nohup bun run src/cli.ts mcp start --sse --cache off > /tmp/mcp.log 2>&1 &"),
+        ];
+        assert_eq!(run(&messages).len(), 1);
     }
 }
