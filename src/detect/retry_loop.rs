@@ -86,13 +86,15 @@ impl Detector for RetryLoop {
         let mut open: HashMap<String, Chain> = HashMap::new();
         let mut done: Vec<Chain> = Vec::new();
         for (pos, m) in view.messages.iter().enumerate() {
-            if m.is_typed_user() && !m.text.trim().is_empty() {
-                // The person said something: whatever they did or asked, the next run
-                // is not a blind retry.
+            let words_from_the_person = m.is_typed_user() && m.calls.is_empty() && !m.text.trim().is_empty();
+            if words_from_the_person || edits_in_text(m) {
+                // The person said something (whatever they did or asked, the next run is
+                // not a blind retry), or an edit was made that no call records.
                 done.extend(open.drain().map(|(_, c)| c));
                 continue;
             }
-            if m.role != Role::Assistant {
+            // Runs are the agent's calls, and the person's own (aider's `/run`).
+            if !matches!(m.role, Role::Assistant | Role::User) {
                 continue;
             }
             for call in &m.calls {
@@ -164,6 +166,14 @@ fn finding(id: &str, messages: &[Message], c: &Chain) -> Finding {
         c.runs.len()
     );
     Finding { detector: id.into(), key: c.runs[0], evidence: c.runs.clone(), summary, command: Some(cmd) }
+}
+
+/// Edits that live in a message's text rather than in a call: search/replace blocks
+/// and aider's "Applied edit to FILE" notices, in formats whose edits are not calls.
+fn edits_in_text(m: &Message) -> bool {
+    m.text.contains("<<<<<<< SEARCH")
+        || m.text.contains(">>>>>>> REPLACE")
+        || m.text.lines().any(|l| l.trim_start().starts_with("Applied edit to "))
 }
 
 /// Flags that do not change what a command does.
@@ -352,6 +362,27 @@ mod tests {
         v.push(run_msg(16, "make", 2, "error: x"));
         v.push(run_msg(17, "make", 2, "error: x"));
         assert!(run(&v).is_empty());
+    }
+
+    #[test]
+    fn the_person_s_own_runs_count_and_text_edits_break_the_chain() {
+        // aider: `/run pytest` is the person's turn holding a call with no exit code.
+        let user_run = |i| {
+            let mut m =
+                run_msg(i, "pytest tests/test_io.py", 0, "E   KeyError: 'model'\n1 failed, 30 deselected in 0.81s");
+            m.role = Role::User;
+            m.text = "/run pytest tests/test_io.py".into();
+            if let Some(r) = m.calls[0].result.as_mut() {
+                r.exit_code = None;
+                r.is_error = false;
+            }
+            m
+        };
+        let f = run(&[user_run(1), user_run(2), text(3, Role::System, "Add the output to the chat? n"), user_run(4)]);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].evidence, [1, 2, 4]);
+        let applied = text(3, Role::System, "Tokens: 9,938 sent\nApplied edit to aider/main.py");
+        assert!(run(&[user_run(1), user_run(2), applied, user_run(4)]).is_empty());
     }
 
     #[test]
