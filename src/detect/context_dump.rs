@@ -265,7 +265,8 @@ impl Shape {
         let mut in_code = false;
         for line in text.lines() {
             let t = line.trim();
-            if t.starts_with("```") || t.starts_with("~~~") {
+            // Markdown fences, and the `<source>` fences of aider's chat history.
+            if t.starts_with("```") || t.starts_with("~~~") || t.starts_with("<source") || t.starts_with("</source>") {
                 in_code = !in_code;
                 continue;
             }
