@@ -80,19 +80,39 @@ pub fn is_empty_turn(m: &Message) -> bool {
     m.is_typed_user() && m.calls.is_empty() && m.text.trim().is_empty()
 }
 
-/// "empty user turn after [msg 85] (which ran `for i in …`); the reply [msg 87] is 9,812 chars"
+/// "empty user turn after [msg 85] (which ran `for i in …`); the reply [msg 87] is
+/// 9,812 chars", or "…, the 3rd in a row".
 fn summarize(view: &SessionView, i: usize) -> String {
     let m = &view.messages[i];
     let what = if m.text.is_empty() { "empty user turn" } else { "whitespace-only user turn" };
     let mut s = what.to_string();
-    let before = view.messages[..i].iter().rev().take(20).find(|p| p.role == Role::Assistant);
-    if let Some(p) = before {
-        s.push_str(&format!(" after [msg {}]", p.idx));
-        if let Some(cmd) = p.commands().last() {
-            s.push_str(&format!(" (which ran `{}`)", super::prose::clip(first_line(cmd), 60)));
+    let before = view.messages[..i]
+        .iter()
+        .rev()
+        .take(20)
+        .find(|p| p.role == Role::Assistant || (p.is_typed_user() && !is_empty_turn(p)));
+    // Empty turns of the person with nothing from the agent in between.
+    let in_a_row =
+        1 + view.messages[..i].iter().rev().filter(|p| p.role != Role::System).take_while(|p| is_empty_turn(p)).count();
+    match before {
+        Some(p) if p.role == Role::Assistant => {
+            s.push_str(&format!(" after [msg {}]", p.idx));
+            if let Some(cmd) = p.commands().last() {
+                s.push_str(&format!(" (which ran `{}`)", super::prose::clip(first_line(cmd), 60)));
+            }
         }
+        Some(p) => s.push_str(&format!(" after the person's own [msg {}]", p.idx)),
+        None => {}
     }
-    let after = view.messages[i + 1..].iter().take(5).find(|n| n.role == Role::Assistant);
+    if in_a_row > 1 {
+        s.push_str(&format!(", the {} in a row", ordinal(in_a_row)));
+    }
+    // The agent's answer to it: the next assistant message, unless the person spoke again first.
+    let after = view.messages[i + 1..]
+        .iter()
+        .take(5)
+        .find(|n| n.role == Role::Assistant || (n.is_typed_user() && !is_empty_turn(n)))
+        .filter(|n| n.role == Role::Assistant);
     if let Some(n) = after {
         let len = n.char_len();
         if len > 0 {
@@ -102,6 +122,16 @@ fn summarize(view: &SessionView, i: usize) -> String {
         }
     }
     s
+}
+
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, r) if r != 11 => "st",
+        (2, r) if r != 12 => "nd",
+        (3, r) if r != 13 => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
 
 fn first_line(s: &str) -> &str {
@@ -139,6 +169,17 @@ mod tests {
             "empty user turn after [msg 1] (which ran `tail -5 /data/srv.log`); the reply [msg 3] is 1,234 chars"
         );
         assert_eq!(f[1].summary, "whitespace-only user turn after [msg 3]");
+        // Several in a row, and a reply that answers a later turn is not "the reply".
+        let messages = vec![
+            msg(1, Role::Assistant, Origin::Typed, "Done."),
+            msg(2, Role::User, Origin::Typed, ""),
+            msg(3, Role::System, Origin::Injected, "<system-reminder>x</system-reminder>"),
+            msg(4, Role::User, Origin::Typed, ""),
+            msg(5, Role::User, Origin::Typed, "show me the notes"),
+            msg(6, Role::Assistant, Origin::Typed, "Here they are."),
+        ];
+        let f = run(&messages);
+        assert_eq!(f[1].summary, "empty user turn after [msg 1], the 2nd in a row");
         assert_eq!(f[0].evidence, [2]);
     }
 
