@@ -252,17 +252,24 @@ const ERROR_WORDS: &[&str] = &[
 fn outcome(call: &Call) -> (String, String) {
     let Some(r) = &call.result else { return (String::from("?"), String::new()) };
     let code = r.exit_code.map_or_else(|| "error".to_string(), |c| c.to_string());
-    let lines: Vec<&str> = r.output.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    let line = lines
-        .iter()
-        .rev()
-        .find(|l| {
-            let low = l.to_lowercase();
-            ERROR_WORDS.iter().any(|w| low.contains(w))
-        })
-        .or(lines.last())
-        .copied()
-        .unwrap_or("");
+    // Without the banners test runners draw around their summary lines.
+    let lines: Vec<&str> =
+        r.output.lines().map(|l| l.trim().trim_matches(['=', '-', '_', ' '])).filter(|l| !l.is_empty()).collect();
+    // The line that says what went wrong: an error with its message ("FAILED t - KeyError:
+    // x", "error[E0433]: …", "fatal: …") beats a bare count ("1 failed, 8 passed"); the
+    // first such line is the cause, later ones are consequences ("could not compile").
+    let rank = |l: &str| {
+        let low = l.to_lowercase();
+        if low.starts_with("failed ") || low.contains("error:") || low.contains("error[") || low.starts_with("fatal:") {
+            2
+        } else if ERROR_WORDS.iter().any(|w| low.contains(w)) {
+            1
+        } else {
+            0
+        }
+    };
+    let best = lines.iter().map(|l| rank(l)).max().unwrap_or(0);
+    let line = lines.iter().find(|l| rank(l) == best).copied().unwrap_or("");
     let mut masked = line.chars().take(300).collect::<String>();
     for (re, with) in MASKS.iter() {
         masked = re.replace_all(&masked, *with).into_owned();
@@ -332,7 +339,7 @@ mod tests {
         assert_eq!(f[0].evidence, [1, 3, 5, 6]);
         assert_eq!(
             f[0].summary,
-            "`cargo build --release 2>&1 | tail -20` failed 4 times in 6 messages, each time with `error: could not compile `app` in 1.52s`, with nothing changed in between"
+            "`cargo build --release 2>&1 | tail -20` failed 4 times in 6 messages, each time with `error[E0432]: unresolved import `crate::cfg``, with nothing changed in between"
         );
         assert_eq!(f[0].command.as_deref(), Some("cargo build --release 2>&1 | tail -20"));
     }
