@@ -53,6 +53,9 @@ pub enum Command {
     )]
     Detect(DetectArgs),
     /// List the detectors, or print one's documentation
+    #[command(
+        after_help = "Examples:\n  debrief detectors\n  debrief detectors confounded-change\n  debrief detectors --json"
+    )]
     Detectors(DetectorsArgs),
     /// Show where each agent keeps its sessions, what is indexed, and format drift
     #[command(after_help = "For every agent's default folder: whether it exists, how many candidate files and\n\
@@ -212,6 +215,9 @@ pub struct DetectArgs {
 pub struct DetectorsArgs {
     /// Print this detector's documentation
     pub id: Option<String>,
+    /// One JSON object per detector: {"id","summary","doc"}
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]

@@ -153,6 +153,15 @@ fn detectors_lists_the_registry_and_prints_each_doc() {
         let doc = String::from_utf8_lossy(&out.stdout);
         assert!(doc.contains("What it finds") && doc.contains("Not an instance"), "{doc}");
     }
+    // --json: one object per detector, with the documentation.
+    let all = json_lines(&debrief(&ix).args(["detectors", "--json"]).output().unwrap());
+    let ids: Vec<&str> = all.iter().map(|d| d["id"].as_str().unwrap()).collect();
+    let want: Vec<&str> = detect::registry().iter().map(|d| d.id()).collect();
+    assert_eq!(ids, want);
+    assert!(all.iter().all(|d| d["doc"].as_str().unwrap().starts_with("## What it finds")));
+    let one = json_lines(&debrief(&ix).args(["detectors", "retry-loop", "--json"]).output().unwrap());
+    assert_eq!(one.len(), 1);
+    assert_eq!(one[0]["id"], "retry-loop");
     let out = debrief(&ix).args(["detectors", "no-such-thing"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown detector `no-such-thing`"));
