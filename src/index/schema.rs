@@ -14,7 +14,11 @@ use super::tokenizer;
 
 /// Bump whenever the schema or what is indexed changes; an index with another version
 /// is refused with advice to rebuild.
-pub const SCHEMA_VERSION: u32 = 1;
+///
+/// 2: the first detectors store findings (an unchanged file is never re-read, so an
+/// older index would keep none for it), and the session stats count only assistant
+/// messages with text.
+pub const SCHEMA_VERSION: u32 = 2;
 
 pub const KIND_MESSAGE: &str = "msg";
 pub const KIND_SESSION: &str = "session";
