@@ -689,8 +689,14 @@ fn compare(messages: &[Message], prev: &Launch, cur: &Launch) -> Option<Finding>
     let key = messages[cur.at.0].idx;
     let prev_idx = messages[prev.at.0].idx;
     let texts: Vec<String> = changes.iter().map(|c| c.text.clone()).collect();
+    // The ids are in the evidence; the summary reads as prose (reports quote every
+    // message they cite, and a summary cannot quote).
+    let when = match key - prev_idx {
+        1 => String::from("in the message before"),
+        n => format!("{n} messages earlier"),
+    };
     let summary = format!(
-        "relaunch of {} changed {} in one go ({} changes since the launch in [msg {prev_idx}])",
+        "relaunch of {} changed {} in one go ({} changes since its previous launch {when})",
         cur.display,
         and_list(&texts),
         changes.len(),
@@ -846,7 +852,7 @@ mod tests {
             f[0].summary,
             "relaunch of sglang.launch_server changed NCCL_ALGO (Tree→unset), NCCL_BUFFSIZE (unset→131072), \
              NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS (unset→1/2) and the code (communicator.py) in one go \
-             (4 changes since the launch in [msg 1])"
+             (4 changes since its previous launch 6 messages earlier)"
         );
         assert!(f[0].command.as_deref().unwrap().contains("NCCL_BUFFSIZE=131072"));
     }
@@ -904,7 +910,7 @@ mod tests {
         assert_eq!(f.iter().map(|f| f.key).collect::<Vec<_>>(), [3]);
         assert_eq!(
             f[0].summary,
-            "relaunch of train.py changed --dropout (unset→0.1) and --epochs (3→unset) in one go (2 changes since the launch in [msg 2])"
+            "relaunch of train.py changed --dropout (unset→0.1) and --epochs (3→unset) in one go (2 changes since its previous launch in the message before)"
         );
     }
 

@@ -122,7 +122,7 @@ impl Detector for ContextDump {
             let names: Vec<String> = themes.iter().map(|t| t.name().to_string()).collect();
             s.push_str(&format!(" with sections on {}", and_list(&names)));
             if let Some((p, why)) = prompt {
-                s.push_str(&format!(", right after {why} [msg {}]", p.idx));
+                s.push_str(&format!(", right after {why}"));
                 evidence.push(p.idx);
             }
             out.push(Finding { detector: self.id().into(), key: m.idx, evidence, summary: s, command: None });
@@ -349,7 +349,7 @@ fn prompt_before(messages: &[Message], i: usize) -> Option<(&Message, &'static s
             return None;
         }
         if is_empty_turn(p) {
-            return Some((p, "the empty user turn"));
+            return Some((p, "an empty user turn"));
         }
         if p.origin == Origin::CompactSummary {
             return Some((p, "a context compaction"));
@@ -360,7 +360,7 @@ fn prompt_before(messages: &[Message], i: usize) -> Option<(&Message, &'static s
                 ["continue", "go on", "keep going", "resume", "where were we", "where are we", "recap", "summar"]
                     .iter()
                     .any(|w| t.contains(w));
-            return (asks && t.chars().count() <= 60).then_some((p, "the user's nudge"));
+            return (asks && t.chars().count() <= 60).then_some((p, "a nudge to carry on"));
         }
     }
     None
@@ -410,7 +410,7 @@ mod tests {
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].key, 12);
         assert_eq!(f[0].evidence, [11, 12]);
-        assert!(f[0].summary.contains("with sections on the goal, what was done/found, the current state, files and next steps, right after the empty user turn [msg 11]"), "{}", f[0].summary);
+        assert!(f[0].summary.contains("with sections on the goal, what was done/found, the current state, files and next steps, right after an empty user turn"), "{}", f[0].summary);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! [`Message::is_typed_user`] plus blank text and no calls. A turn holding only an image
 //! is not empty: the parsers give it the text `[image]`.
 
+use super::prose::{clip, thousands};
 use super::{Detector, Finding, SessionView};
 use crate::model::{Message, Role};
 
@@ -80,8 +81,8 @@ pub fn is_empty_turn(m: &Message) -> bool {
     m.is_typed_user() && m.calls.is_empty() && m.text.trim().is_empty()
 }
 
-/// "empty user turn after [msg 85] (which ran `for i in …`); the reply [msg 87] is
-/// 9,812 chars", or "…, the 3rd in a row".
+/// "empty user turn after the agent ran `for i in …`; the agent's reply runs 9,812
+/// chars", or "…, the 3rd in a row".
 fn summarize(view: &SessionView, i: usize) -> String {
     let m = &view.messages[i];
     let what = if m.text.is_empty() { "empty user turn" } else { "whitespace-only user turn" };
@@ -94,14 +95,17 @@ fn summarize(view: &SessionView, i: usize) -> String {
     // Empty turns of the person with nothing from the agent in between.
     let in_a_row =
         1 + view.messages[..i].iter().rev().filter(|p| p.role != Role::System).take_while(|p| is_empty_turn(p)).count();
+    // Message ids are in the evidence; the summary says what happened around the turn
+    // in words (reports quote every message they cite, and a summary cannot quote).
     match before {
-        Some(p) if p.role == Role::Assistant => {
-            s.push_str(&format!(" after [msg {}]", p.idx));
-            if let Some(cmd) = p.commands().last() {
-                s.push_str(&format!(" (which ran `{}`)", super::prose::clip(first_line(cmd), 60)));
+        Some(p) if p.role == Role::Assistant => match p.commands().last() {
+            Some(cmd) => s.push_str(&format!(" after the agent ran `{}`", clip(first_line(cmd), 60))),
+            None if !p.text.trim().is_empty() => {
+                s.push_str(&format!(" after the agent's “{}”", clip(first_line(&p.text), 50)));
             }
-        }
-        Some(p) => s.push_str(&format!(" after the person's own [msg {}]", p.idx)),
+            None => {}
+        },
+        Some(p) => s.push_str(&format!(" after the person's own “{}”", clip(first_line(&p.text), 40))),
         None => {}
     }
     if in_a_row > 1 {
@@ -116,9 +120,9 @@ fn summarize(view: &SessionView, i: usize) -> String {
     if let Some(n) = after {
         let len = n.char_len();
         if len > 0 {
-            s.push_str(&format!("; the reply [msg {}] is {} chars", n.idx, super::prose::thousands(len)));
+            s.push_str(&format!("; the agent's reply runs {} chars", thousands(len)));
         } else if let Some(cmd) = n.commands().next() {
-            s.push_str(&format!("; the reply [msg {}] runs `{}`", n.idx, super::prose::clip(first_line(cmd), 60)));
+            s.push_str(&format!("; the agent answered by running `{}`", clip(first_line(cmd), 60)));
         }
     }
     s
@@ -166,9 +170,12 @@ mod tests {
         assert_eq!(f.iter().map(|f| f.key).collect::<Vec<_>>(), [2, 4]);
         assert_eq!(
             f[0].summary,
-            "empty user turn after [msg 1] (which ran `tail -5 /data/srv.log`); the reply [msg 3] is 1,234 chars"
+            "empty user turn after the agent ran `tail -5 /data/srv.log`; the agent's reply runs 1,234 chars"
         );
-        assert_eq!(f[1].summary, "whitespace-only user turn after [msg 3]");
+        assert_eq!(
+            f[1].summary,
+            "whitespace-only user turn after the agent's “xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…”"
+        );
         // Several in a row, and a reply that answers a later turn is not "the reply".
         let messages = vec![
             msg(1, Role::Assistant, Origin::Typed, "Done."),
@@ -179,7 +186,7 @@ mod tests {
             msg(6, Role::Assistant, Origin::Typed, "Here they are."),
         ];
         let f = run(&messages);
-        assert_eq!(f[1].summary, "empty user turn after [msg 1], the 2nd in a row");
+        assert_eq!(f[1].summary, "empty user turn after the agent's “Done.”, the 2nd in a row");
         assert_eq!(f[0].evidence, [2]);
     }
 
