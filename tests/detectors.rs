@@ -148,3 +148,35 @@ fn seed_replay_findings_are_the_story_and_nothing_else() {
     let dump = found.iter().find(|f| f.detector == "context-dump").unwrap();
     assert_eq!(dump.evidence, [5086, 5087]);
 }
+
+/// The windowed engine finds what one pass over the whole session finds, for detectors
+/// whose decisions do not depend on session statistics (which the engine accumulates as
+/// it goes): findings near window boundaries are neither lost nor doubled.
+#[test]
+fn windows_agree_with_one_pass_on_a_long_session() {
+    let mut messages = Vec::new();
+    for _ in 0..40 {
+        for id in ["confounded-change", "retry-loop", "empty-user-turn"] {
+            let (pos, _) = fixtures(id);
+            for path in pos {
+                for s in formats::parse_file(&path, None).unwrap().sessions {
+                    for mut m in s.messages {
+                        m.idx = messages.len() as u32 + 1;
+                        messages.push(m);
+                    }
+                }
+            }
+        }
+    }
+    assert!(messages.len() > 2 * (detect::LOOKBACK + detect::CHUNK + detect::LOOKAHEAD), "{}", messages.len());
+    for id in ["confounded-change", "retry-loop", "empty-user-turn"] {
+        let d = detect::by_id(id).unwrap();
+        let mut one_pass = Vec::new();
+        d.check(&detect::SessionView { messages: &messages, stats: &detect::SessionStats::default() }, &mut one_pass);
+        one_pass.sort_by_key(|f| f.key);
+        let windowed = detect::detect_session(&[d], &messages);
+        assert!(windowed.len() >= 40, "{id}: {}", windowed.len());
+        let keys = |v: &[Finding]| v.iter().map(|f| (f.key, f.evidence.clone())).collect::<Vec<_>>();
+        assert_eq!(keys(&windowed), keys(&one_pass), "{id}");
+    }
+}

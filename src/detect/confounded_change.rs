@@ -703,6 +703,8 @@ fn compare(messages: &[Message], prev: &Launch, cur: &Launch) -> Option<Finding>
     );
     let mut evidence = vec![prev_idx, key];
     evidence.extend(edit_msgs);
+    evidence.sort_unstable();
+    evidence.dedup();
     Some(Finding { detector: String::new(), key, evidence, summary, command: cur.call.command.clone() })
 }
 
