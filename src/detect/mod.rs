@@ -13,8 +13,16 @@ pub mod calls;
 pub mod confounded_change;
 pub mod context_dump;
 pub mod empty_user_turn;
+pub mod false_crash_alarm;
+pub mod grep_tail_pivot;
+pub mod liveness;
+pub mod noisy_search;
+pub mod polling_timeout;
 pub mod prose;
 pub mod retry_loop;
+pub mod searches;
+pub mod self_correction;
+pub mod statements;
 
 use std::collections::HashSet;
 
@@ -131,8 +139,14 @@ pub trait Detector: Sync {
 /// Every detector, in a stable order.
 pub fn registry() -> &'static [&'static dyn Detector] {
     &[
+        // The catalog's order (../shared/spec/detectors.md).
+        &grep_tail_pivot::GrepTailPivot,
+        &noisy_search::NoisySearch,
+        &false_crash_alarm::FalseCrashAlarm,
+        &self_correction::SelfCorrection,
         &empty_user_turn::EmptyUserTurn,
         &context_dump::ContextDump,
+        &polling_timeout::PollingTimeout,
         &confounded_change::ConfoundedChange,
         &retry_loop::RetryLoop,
     ]

@@ -1,0 +1,250 @@
+//! `false-crash-alarm`: a check or a conclusion declared that the process failed, and
+//! later evidence in the session shows it had not.
+
+use super::searches::clip;
+use super::liveness::{self, Alarm};
+use super::{Detector, Finding, SessionView};
+use crate::model::{Message, Role};
+
+pub struct FalseCrashAlarm;
+
+/// Messages after the alarm in which it may be contradicted.
+const AHEAD: usize = 40;
+/// An alarm this close after another one about the same process (no relaunch between)
+/// restates it and belongs to the first one's finding.
+const EPISODE: usize = 30;
+
+const DOC: &str = r#"
+## What it finds
+
+An automated check or a conclusion declared that a process failed — a poll or watch
+loop printing `CRASHED`/`FAILED`/"error detected", a keyword grep used as a crash
+verdict, or the assistant stating that the server crashed or died — and later evidence
+in the session, before any relaunch, shows it had not:
+
+- the assistant retracts it ("it didn't crash", "it's still loading!", "false alarm");
+- the process reports ready (a health check answers, the log says "ready"); or
+- its progress advances past where it was at the alarm (checkpoint shards 3% → 40%).
+
+The key message is the one that raised the alarm; the evidence adds restatements of it,
+the probes that showed the process alive, and the message that settled it.
+
+## Why it matters
+
+A false alarm sends the session down a debugging path for a failure that does not
+exist: the seeds' crash check matched "Exception" in import warnings, and the
+assistant spent several messages hunting a crash in a server that was still loading.
+Counting them shows which checks need tightening (match tracebacks and exit codes, not
+keywords).
+
+## Example
+
+```text
+[msg 5081] for i in $(seq 1 60); do ... if grep -q "Exception" log; then echo CRASHED; break; fi ...
+           -> CRASHED                                  <- key
+[msg 5084] tail -50 log -> Loading safetensors checkpoint shards: 3% Completed | 2/64
+[msg 5085] "It's still loading! It didn't crash — my 'crash detection' grep matched 'Exception'..."
+```
+
+## Not an instance
+
+- An alarm that later evidence confirms (a traceback, an OOM or `Killed`, a non-zero
+  exit) and that is never retracted.
+- "It's up" after a relaunch, restart or kill: that is a new process.
+- A status printed on every attempt of a wait loop ("FAIL", "not ready") — a poll
+  waiting, not a verdict — and hedged statements ("if it crashed…", "did it crash?").
+"#;
+
+/// What settled the alarm as false.
+struct Settled {
+    pos: usize,
+    how: String,
+}
+
+/// Another alarm about the same process came shortly before, with no relaunch and no
+/// settling in between: this one restates it.
+fn restates_earlier(msgs: &[Message], i: usize) -> bool {
+    for n in msgs[i.saturating_sub(EPISODE)..i].iter().rev() {
+        if n.role != Role::Assistant {
+            continue;
+        }
+        if liveness::crash_retraction(&n.text).is_some() || liveness::relaunches(n) {
+            return false;
+        }
+        if liveness::alarm(n).is_some() {
+            return true;
+        }
+    }
+    false
+}
+
+/// Scan forward from the alarm for what settles it, collecting supporting messages.
+fn settle(msgs: &[Message], i: usize, support: &mut Vec<u32>) -> Option<Settled> {
+    let mut confirmed = liveness::confirmation(&msgs[i]).is_some();
+    let mut last_progress = liveness::progress(&msgs[i]);
+    for (pos, n) in msgs.iter().enumerate().skip(i + 1).take(AHEAD) {
+        if n.role != Role::Assistant {
+            continue;
+        }
+        if let Some(s) = liveness::crash_retraction(&n.text) {
+            return Some(Settled { pos, how: format!("the assistant retracted it: \"{}\"", clip(&s, 70)) });
+        }
+        if liveness::relaunches(n) {
+            return None;
+        }
+        if liveness::alarm(n).is_some() {
+            support.push(n.idx);
+        }
+        if liveness::confirmation(n).is_some() || liveness::crash_cause_stated(&n.text) {
+            confirmed = true;
+        }
+        if confirmed {
+            continue;
+        }
+        if let Some(line) = liveness::ready_line(n) {
+            return Some(Settled { pos, how: format!("the process reported ready: \"{line}\"") });
+        }
+        if let Some(s) = liveness::alive_statement(&n.text) {
+            return Some(Settled { pos, how: format!("the assistant found it up: \"{}\"", clip(&s, 70)) });
+        }
+        if let Some((label, f)) = liveness::progress(n) {
+            if let Some((prev_label, prev)) = &last_progress
+                && *prev_label == label
+                && f > *prev
+            {
+                return Some(Settled {
+                    pos,
+                    how: format!("its progress advanced ({label} {:.0}% → {:.0}%)", prev * 100.0, f * 100.0),
+                });
+            }
+            support.push(n.idx);
+            last_progress = Some((label, f));
+        }
+    }
+    None
+}
+
+fn finding(id: &str, msgs: &[Message], i: usize, alarm: Alarm) -> Option<Finding> {
+    let mut support = Vec::new();
+    let settled = settle(msgs, i, &mut support)?;
+    let later = msgs[settled.pos].idx.saturating_sub(msgs[i].idx);
+    let mut evidence = vec![msgs[i].idx];
+    evidence.extend(support.into_iter().filter(|s| *s < msgs[settled.pos].idx));
+    evidence.push(msgs[settled.pos].idx);
+    evidence.sort_unstable();
+    evidence.dedup();
+    Some(Finding {
+        detector: id.into(),
+        key: msgs[i].idx,
+        evidence,
+        summary: format!("{}; {later} message{} later {}", alarm.what, if later == 1 { "" } else { "s" }, settled.how),
+        command: alarm.command,
+    })
+}
+
+impl Detector for FalseCrashAlarm {
+    fn id(&self) -> &'static str {
+        "false-crash-alarm"
+    }
+
+    fn summary(&self) -> &'static str {
+        "A check or conclusion declared a crash that later evidence (ready, progress, retraction) disproved"
+    }
+
+    fn doc(&self) -> &'static str {
+        DOC
+    }
+
+    fn check(&self, view: &SessionView, out: &mut Vec<Finding>) {
+        let msgs = view.messages;
+        for (i, m) in msgs.iter().enumerate() {
+            let Some(alarm) = liveness::alarm(m) else { continue };
+            if liveness::crash_retraction(&m.text).is_some() || restates_earlier(msgs, i) {
+                continue;
+            }
+            out.extend(finding(self.id(), msgs, i, alarm));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::SessionStats;
+    use crate::model::{Call, CallResult};
+
+    fn msg(idx: u32, text: &str, cmd: Option<(&str, &str)>) -> Message {
+        Message {
+            idx,
+            role: Role::Assistant,
+            text: text.into(),
+            calls: cmd
+                .map(|(c, o)| Call {
+                    name: "Bash".into(),
+                    command: Some(c.into()),
+                    result: Some(CallResult { output: o.into(), ..CallResult::default() }),
+                    ..Call::default()
+                })
+                .into_iter()
+                .collect(),
+            ..Message::default()
+        }
+    }
+
+    fn run(msgs: &[Message]) -> Vec<Finding> {
+        let mut out = Vec::new();
+        FalseCrashAlarm.check(&SessionView { messages: msgs, stats: &SessionStats::default() }, &mut out);
+        out
+    }
+
+    const POLL: &str = "for i in $(seq 1 60); do if curl -s localhost:30000/health; then echo READY; break; fi; \
+                        if grep -q Exception /x.log; then echo CRASHED; break; fi; sleep 20; done";
+
+    #[test]
+    fn crash_check_then_retraction() {
+        let msgs = vec![
+            msg(81, "", Some((POLL, "CRASHED\n"))),
+            msg(82, "The server crashed during loading. Let me find the error.", Some(("grep -i error /x.log", "..."))),
+            msg(84, "", Some(("tail -50 /x.log", "Loading safetensors checkpoint shards: 3% Completed | 2/64\n"))),
+            msg(85, "It's still loading! It didn't crash — my grep matched an import warning.", None),
+        ];
+        let f = run(&msgs);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].key, 81);
+        assert_eq!(f[0].evidence, vec![81, 82, 84, 85]);
+        assert!(f[0].summary.starts_with("a poll loop printed CRASHED; 4 messages later the assistant retracted it"));
+    }
+
+    #[test]
+    fn progress_that_advances_settles_it() {
+        let msgs = vec![
+            msg(1, "It crashed.", Some(("tail -3 /x.log", "Loading shards: 10% Completed | 6/64"))),
+            msg(2, "", Some(("tail -3 /x.log", "Loading shards: 40% Completed | 26/64"))),
+        ];
+        let f = run(&msgs);
+        assert_eq!(f.len(), 1);
+        assert!(f[0].summary.contains("its progress advanced (Loading shards 10% → 40%)"), "{}", f[0].summary);
+    }
+
+    #[test]
+    fn a_confirmed_crash_is_not_false() {
+        let msgs = vec![
+            msg(1, "", Some((POLL, "CRASHED\n"))),
+            msg(2, "", Some(("tail -20 /x.log", "Traceback (most recent call last):\n  ...\ntorch.OutOfMemoryError"))),
+            msg(3, "", Some(("tail -2 /x.log", "Loading shards: 50% Completed | 32/64"))),
+            msg(4, "", Some(("curl -s localhost:30000/health", "{\"status\": \"ok\"}"))),
+        ];
+        assert!(run(&msgs).is_empty());
+    }
+
+    #[test]
+    fn ready_after_a_relaunch_is_a_new_process() {
+        let msgs = vec![
+            msg(1, "The server crashed.", None),
+            msg(2, "", Some(("nohup python -m server > /x.log 2>&1 &", ""))),
+            msg(3, "", Some(("curl -s localhost:30000/health", "Server ready"))),
+            msg(4, "The server is up now.", None),
+        ];
+        assert!(run(&msgs).is_empty());
+    }
+}

@@ -1,0 +1,327 @@
+//! `grep-tail-pivot`: a pattern search of a file or log did not answer (swamped,
+//! truncated, very long, or dismissed by the assistant) and within a few messages the
+//! assistant read the same file or log by position instead.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::searches::{self, PositionalRead, Search, Shape, clip, human_bytes, payload};
+use super::statements::{prose, sentences};
+use super::{Detector, Finding, SessionView};
+use crate::model::{Message, Role};
+
+pub struct GrepTailPivot;
+
+const DOC: &str = r#"
+## What it finds
+
+The assistant searched a file or log by pattern (`grep`, `egrep`, `rg`, `ag`, `ack`,
+`git grep`, `Select-String`, `findstr`, `journalctl | grep`, a Grep tool), the result
+did not answer the question, and within a few messages it read **the same file or log
+by position** instead: `tail`, `head`, `sed -n 'a,bp'`, `awk 'NR>…'`, `less +G`,
+`journalctl -n`, `docker logs --tail`, or a file-read tool with an offset or limit.
+
+The search "did not answer" when its output was swamped by one or a few huge lines
+(a config or argument dump, minified JSON, base64), was truncated by the tool, was very
+long (10 KB or 200 lines), or the assistant said so ("too long", "just the ServerArgs
+dump", "noise"). The key message is the positional read; the evidence is the failed
+search(es), the message where the assistant dismissed them, and the read.
+
+## Why it matters
+
+It is a small, telling pivot: pattern matching assumed the interesting lines were rare,
+the log proved otherwise, and reading by position (what happened *last*) was the way
+through. Seeing how often it happens says which logs need a better search (exclude the
+dump, cut long lines) and where time went.
+
+## Example
+
+```text
+[msg 5083] grep -A5 "Traceback\|Exception\|NCCL error" exp.log | tail -30
+           -> one 14 KB ServerArgs(...) line
+[msg 5084] "The output is too long — that's just the ServerArgs dump."
+           tail -50 exp.log     <- key
+```
+
+## Not an instance
+
+- A search that answered (short output, normal lines) followed by a read of an
+  unrelated file.
+- A read that starts at a line the search reported (`grep -n` then `sed -n '200,260p'`
+  around the match): the read follows the search's answer.
+- A search with no match: an empty result is an answer.
+- A `tail` that is the first look at a file, and a second `tail` of a file already
+  read by position (only the first read after the search is the pivot).
+- Searches and reads inside a polling loop.
+"#;
+
+/// How many messages before the read the failed search may be.
+const WITHIN: usize = 6;
+/// A positional read starting this close to a line the search reported is the search's
+/// answer being read, not a way around it.
+const NEAR_LINE: u64 = 60;
+
+static COMPLAINT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\btoo\s+(?:long|noisy|verbose|large|big|much(?:\s+output)?)\b",
+        r"|\b(?:noisy|noise|swamped|drowned|drowning|flooded|cluttered|polluted|useless|unhelpful|unreadable)\b",
+        r"|\bnot\s+(?:very\s+)?(?:helpful|useful|informative|readable)\b",
+        r"|\b(?:doesn't|does not|didn't|did not)\s+help\b",
+        r"|\b(?:got|was|is|been|gets)\s+truncated\b",
+        r"|\b(?:just|only|mostly|all)\s+(?:the\s+|a\s+|an\s+|that\s+)?[\w.-]+(?:\s+[\w.-]+)?\s+(?:dump|blob|spam|noise)\b",
+        r"|\bmatch(?:ed|es|ing)?\s+(?:the\s+|a\s+|an\s+|in\s+the\s+)?[\w.-]+(?:\s+[\w.-]+)?\s+(?:dump|blob|args)\b",
+    ))
+    .expect("complaint regex is valid")
+});
+static LINE_NUMBER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?m)^(?:[^\s:]{1,300}[:-])?(\d{1,7})[:-]").expect("line-number regex is valid"));
+
+/// Why a search did not answer.
+enum Why {
+    Swamped(String),
+    Truncated,
+    VeryLong { bytes: usize, lines: usize },
+    Said(String),
+}
+
+impl Why {
+    fn phrase(&self) -> String {
+        match self {
+            Why::Swamped(p) => format!("returned {p}"),
+            Why::Truncated => "was truncated by the tool".into(),
+            Why::VeryLong { bytes, lines } => format!("returned {} in {lines} lines", human_bytes(*bytes)),
+            Why::Said(q) => format!("was dismissed (\"{q}\")"),
+        }
+    }
+}
+
+struct Failed {
+    pos: usize,
+    search: Search,
+    why: Why,
+}
+
+/// The sentence of the assistant's text that calls an output useless, if any.
+fn complaint(m: &Message) -> Option<String> {
+    if m.role != Role::Assistant {
+        return None;
+    }
+    let p = prose(&m.text);
+    sentences(&p).into_iter().find(|(s, _)| COMPLAINT.is_match(s)).map(|(s, _)| clip(s, 60))
+}
+
+/// The search's output reports a line near where the read starts: the read follows the
+/// search's answer.
+fn read_follows_answer(read: &PositionalRead, output: &str) -> bool {
+    let Some(first) = read.first_line else { return false };
+    LINE_NUMBER
+        .captures_iter(output)
+        .filter_map(|c| c[1].parse::<u64>().ok())
+        .any(|n| n + NEAR_LINE >= first && n <= first + 5 * NEAR_LINE)
+}
+
+fn failed_searches(msgs: &[Message], i: usize, read: &PositionalRead) -> Vec<Failed> {
+    let mut failed = Vec::new();
+    for j in (i.saturating_sub(WITHIN)..i).rev() {
+        let n = &msgs[j];
+        if n.role != Role::Assistant {
+            continue;
+        }
+        // An earlier positional read of the same file: any pivot happened there.
+        if n.calls.iter().flat_map(searches::positional_reads).any(|r| r.target.same(&read.target)) {
+            break;
+        }
+        let said = msgs[j + 1..=i].iter().find_map(complaint);
+        for c in &n.calls {
+            let Some(res) = &c.result else { continue };
+            let out = payload(&res.output);
+            if out.trim().is_empty() {
+                continue; // no match is an answer
+            }
+            for s in searches::searches(c) {
+                if s.in_loop || !s.targets.iter().any(|t| t.covers(&read.target, out)) {
+                    continue;
+                }
+                let shape = Shape::of(out);
+                let why = if s.sole && shape.swamped() {
+                    Some(Why::Swamped(shape.swamp_phrase()))
+                } else if s.sole && shape.truncated.is_some() {
+                    Some(Why::Truncated)
+                } else if s.sole && shape.very_long() {
+                    Some(Why::VeryLong { bytes: shape.bytes, lines: shape.lines })
+                } else {
+                    said.clone().map(Why::Said)
+                };
+                let Some(why) = why else { continue };
+                if !matches!(why, Why::Said(_)) && said.is_none() && read_follows_answer(read, out) {
+                    continue;
+                }
+                failed.push(Failed { pos: j, search: s, why });
+                break;
+            }
+        }
+    }
+    failed
+}
+
+fn summary(msgs: &[Message], i: usize, read: &PositionalRead, failed: &[Failed]) -> String {
+    let last = &failed[0];
+    let name = read.target.name();
+    let searches = if failed.len() == 1 {
+        format!("{} on {name}", last.search.program)
+    } else if failed.iter().all(|f| f.search.program == last.search.program) {
+        format!("{} {}s on {name}", failed.len(), last.search.program)
+    } else {
+        format!("{} searches on {name}", failed.len())
+    };
+    let later = msgs[i].idx.saturating_sub(msgs[last.pos].idx);
+    let plural = if later == 1 { "" } else { "s" };
+    format!(
+        "{searches} {}; {} of the same {} {later} message{plural} later",
+        last.why.phrase(),
+        read.how,
+        read.target.noun()
+    )
+}
+
+impl Detector for GrepTailPivot {
+    fn id(&self) -> &'static str {
+        "grep-tail-pivot"
+    }
+
+    fn summary(&self) -> &'static str {
+        "A pattern search of a file or log did not answer, so the assistant read the same file by position"
+    }
+
+    fn doc(&self) -> &'static str {
+        DOC
+    }
+
+    fn check(&self, view: &SessionView, out: &mut Vec<Finding>) {
+        let msgs = view.messages;
+        for (i, m) in msgs.iter().enumerate() {
+            if m.role != Role::Assistant {
+                continue;
+            }
+            'calls: for c in &m.calls {
+                for read in searches::positional_reads(c).into_iter().filter(|r| !r.in_loop) {
+                    let failed = failed_searches(msgs, i, &read);
+                    if failed.is_empty() {
+                        continue;
+                    }
+                    let mut evidence: Vec<u32> = failed.iter().map(|f| msgs[f.pos].idx).collect();
+                    let first = failed.iter().map(|f| f.pos).min().unwrap_or(i);
+                    evidence.extend(msgs[first + 1..=i].iter().filter(|n| complaint(n).is_some()).map(|n| n.idx));
+                    evidence.push(m.idx);
+                    evidence.sort_unstable();
+                    evidence.dedup();
+                    out.push(Finding {
+                        detector: self.id().into(),
+                        key: m.idx,
+                        evidence,
+                        summary: summary(msgs, i, &read, &failed),
+                        command: Some(
+                            c.command.clone().unwrap_or_else(|| format!("{} {}", read.how, read.target.name())),
+                        ),
+                    });
+                    break 'calls;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::SessionStats;
+    use crate::model::{Call, CallResult};
+
+    fn msg(idx: u32, text: &str, cmd: Option<(&str, &str)>) -> Message {
+        Message {
+            idx,
+            role: Role::Assistant,
+            text: text.into(),
+            calls: cmd
+                .map(|(c, o)| Call {
+                    name: "Bash".into(),
+                    command: Some(c.into()),
+                    result: Some(CallResult { output: o.into(), ..CallResult::default() }),
+                    ..Call::default()
+                })
+                .into_iter()
+                .collect(),
+            ..Message::default()
+        }
+    }
+
+    fn run(msgs: &[Message]) -> Vec<Finding> {
+        let mut out = Vec::new();
+        GrepTailPivot.check(&SessionView { messages: msgs, stats: &SessionStats::default() }, &mut out);
+        out
+    }
+
+    fn dump() -> String {
+        format!("[11:05] server_args=ServerArgs(model_path='/m', {})\n[11:06] load ok\n", "tp_size=8, ".repeat(1300))
+    }
+
+    #[test]
+    fn swamped_grep_then_tail_of_the_same_log() {
+        let log = "/data/logs/exp_1b.log";
+        let msgs = vec![
+            msg(10, "Let me find the error.", Some((&format!("ssh root@h 'grep -i error {log} | head -20'"), &dump()))),
+            msg(
+                11,
+                "The output is too long. Let me look at the end.",
+                Some((&format!("ssh root@h 'tail -50 {log}'"), "Loading 3%")),
+            ),
+        ];
+        let f = run(&msgs);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].key, 11);
+        assert_eq!(f[0].evidence, vec![10, 11]);
+        assert_eq!(
+            f[0].summary,
+            "grep on exp_1b.log returned a 14 KB ServerArgs(…) dump line; tail -50 of the same log 1 message later"
+        );
+    }
+
+    #[test]
+    fn a_grep_that_answered_is_not_a_pivot() {
+        let msgs = vec![
+            msg(1, "", Some(("grep -n 'fn parse' src/lib.rs", "212:fn parse(x: &str) {\n"))),
+            msg(2, "", Some(("sed -n '200,260p' src/lib.rs", "..."))),
+            msg(3, "", Some(("grep -c ERROR app.log", "0\n"))),
+            msg(4, "", Some(("tail -20 other.log", "..."))),
+        ];
+        assert!(run(&msgs).is_empty());
+    }
+
+    #[test]
+    fn a_long_grep_whose_line_numbers_the_read_follows_is_an_answer() {
+        let out: String = (0..300).map(|i| format!("{}: def handler_{i}(self):\n", 1000 + i * 7)).collect();
+        let msgs = vec![
+            msg(1, "", Some(("grep -n 'def ' big.py", &out))),
+            msg(2, "", Some(("sed -n '1400,1460p' big.py", "..."))),
+        ];
+        assert!(run(&msgs).is_empty());
+    }
+
+    #[test]
+    fn a_tail_that_is_the_first_look_is_not_a_pivot() {
+        let msgs = vec![msg(1, "Too long.", Some(("tail -50 app.log", "...")))];
+        assert!(run(&msgs).is_empty());
+    }
+
+    #[test]
+    fn only_the_first_positional_read_is_the_pivot() {
+        let msgs = vec![
+            msg(1, "", Some(("grep -i error app.log", &dump()))),
+            msg(2, "", Some(("tail -50 app.log", "..."))),
+            msg(3, "", Some(("tail -200 app.log", "..."))),
+        ];
+        let f = run(&msgs);
+        assert_eq!(f.iter().map(|f| f.key).collect::<Vec<_>>(), vec![2]);
+    }
+}

@@ -1,0 +1,438 @@
+//! `polling-timeout`: a wait/poll (a shell loop with sleep that probes readiness, a
+//! sleep then a probe, or a waiting tool such as `kubectl wait`) ran out of attempts or
+//! time without the condition being met.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::searches::{self, clip, echoed_literals, payload};
+use super::{Detector, Finding, SessionView};
+use crate::model::{Call, Role};
+use crate::shell::{Loop, LoopKind, Script, SimpleCommand};
+
+pub struct PollingTimeout;
+
+const DOC: &str = r#"
+## What it finds
+
+A call that waits for something to become ready and gave up without it:
+
+- a shell loop that sleeps and probes (`curl` a health endpoint, `grep` a log for
+  "ready", check a port, a process or a file), `watch`, or `sleep N; probe`; or a
+  waiting tool (`kubectl wait`, `kubectl rollout status`, `wait-for-it`, `wait-on`);
+- whose result shows exhaustion: the loop printed its own give-up message ("Timed out
+  after 23 attempts", "server not ready after 600s") at the end, the agent's tool cut
+  the call off at its time limit ("Command timed out after 10m 0s"), `timeout N`
+  stopped it (exit 124), the waiting tool timed out, or a loop with a fixed number of
+  attempts ended without printing its success message.
+
+The key message holds the poll call.
+
+## Why it matters
+
+A poll that times out is a decision point: the process may be slow, stuck or dead,
+and the poll alone cannot tell which. Long waits that end this way are where sessions
+lose the most wall-clock time, and a timeout right after a relaunch often means the
+relaunch did not do what was intended.
+
+## Example
+
+```text
+[msg 5085] for i in $(seq 1 60); do curl -s localhost:30000/health && break; echo "waiting $i"; sleep 25; done
+           -> waiting 1 … waiting 23
+           -> Command timed out after 10m 0.0s          <- key
+```
+
+## Not an instance
+
+- A poll that succeeded (its success message or a ready line is printed after the
+  last give-up message), or that stopped on an alarm of its own (`CRASHED`): that is
+  an answer, not exhaustion.
+- A per-attempt status printed on every iteration ("not ready yet, waiting…") while
+  the loop is still going.
+- Loops without a probe (benchmark repetitions), loops without sleep, a lone `sleep`,
+  a long build or test that hit the tool's time limit, a backgrounded loop, and a
+  call the user interrupted.
+"#;
+
+/// Programs that check whether something is ready.
+const PROBES: &[&str] = &[
+    "curl",
+    "wget",
+    "http",
+    "https",
+    "nc",
+    "ncat",
+    "ss",
+    "netstat",
+    "lsof",
+    "pgrep",
+    "pidof",
+    "ps",
+    "grep",
+    "egrep",
+    "rg",
+    "test",
+    "[",
+    "[[",
+    "kill",
+    "nvidia-smi",
+    "docker",
+    "kubectl",
+    "systemctl",
+    "tail",
+    "cat",
+    "ls",
+    "redis-cli",
+    "pg_isready",
+    "mysqladmin",
+    "grpcurl",
+    "stat",
+];
+
+fn re(pattern: &str) -> Regex {
+    Regex::new(pattern).expect("polling-timeout patterns are valid regexes")
+}
+
+/// What a harness writes when it stops a call at its time limit.
+static TOOL_TIMEOUT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)command timed out after [^\n]*|\[The command timed out after [^\n]*|has no new output after \d+ seconds[^\n]*",
+    )
+});
+/// What waiting tools print when they give up.
+static WAITER_TIMEOUT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)timed out waiting for [^\n]*|error: timed out[^\n]*|exceeded its progress deadline[^\n]*|timeout of \d+ ?ms exceeded[^\n]*|wait-for-it\.sh: timeout[^\n]*",
+    )
+});
+/// A give-up message a loop echoes.
+static GIVE_UP: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\btime[ds]?\s*-?\s*out\b|\btimed out\b|\bgave up\b|\bgiving up\b|\bnot\s+(?:yet\s+)?(?:ready|up|healthy|responding|started|available|reachable)\s+after\b|\bnever\s+(?:became|came|started|got)\b|\bstill\s+not\b|\bexhausted\b|\bfailed to\s+(?:start|come up|become)\b|\b(?:did not|didn't)\s+(?:start|come up|become)\b|\bno response after\b|\bmax(?:imum)?\s+(?:attempts|retries|wait)\b",
+    )
+});
+/// A success message a loop echoes.
+static SUCCESS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:ready|up|ok|healthy|success(?:ful)?|started|alive|listening|available|live|reachable|done|running|online)\b",
+    )
+});
+static ATTEMPTS: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(\d+)\s+(?:attempts|tries|retries|iterations|checks|polls|probes)\b"));
+
+/// The wait a call performs.
+struct Wait<'a> {
+    /// The probing command (for the summary).
+    probe: Option<&'a SimpleCommand>,
+    /// The loop, when the wait is one.
+    looped: Option<&'a Loop>,
+    /// `kubectl wait` and friends.
+    waiter: bool,
+    /// `sleep N` then a probe.
+    sleep_then_probe: Option<String>,
+}
+
+fn is_probe(c: &SimpleCommand) -> bool {
+    let name = c.name();
+    PROBES.contains(&name)
+        || (matches!(name, "python" | "python3") && c.args.iter().any(|a| a == "-c"))
+        || name.ends_with("health") // project scripts such as ./check_health
+}
+
+fn is_waiter(c: &SimpleCommand) -> bool {
+    let pos = c.positionals();
+    match c.name() {
+        "kubectl" | "oc" => {
+            pos.first() == Some(&"wait") || (pos.first() == Some(&"rollout") && pos.get(1) == Some(&"status"))
+        }
+        "wait-for-it" | "wait-for-it.sh" | "wait-on" | "wait4x" => true,
+        "npx" => pos.first().is_some_and(|p| p.starts_with("wait-on")),
+        "dockerize" => c.args.iter().any(|a| a == "-wait"),
+        _ => false,
+    }
+}
+
+fn wait_of(script: &Script) -> Option<Wait<'_>> {
+    for l in &script.loops {
+        let cmds = &script.commands[l.commands()];
+        if cmds.iter().any(|c| c.background) {
+            continue;
+        }
+        if !(l.sleeps || l.kind == LoopKind::Watch) {
+            continue;
+        }
+        if let Some(probe) = cmds.iter().find(|c| is_probe(c)) {
+            return Some(Wait { probe: Some(probe), looped: Some(l), waiter: false, sleep_then_probe: None });
+        }
+    }
+    if let Some(w) = script.commands.iter().find(|c| is_waiter(c) && !c.background) {
+        return Some(Wait { probe: Some(w), looped: None, waiter: true, sleep_then_probe: None });
+    }
+    let sleep = script.commands.iter().position(|c| c.name() == "sleep" && !c.in_loop && !c.background)?;
+    let probe = script.commands[sleep + 1..].iter().find(|c| is_probe(c) && !c.in_loop && !c.background)?;
+    let secs = script.commands[sleep].args.first().cloned().unwrap_or_default();
+    Some(Wait { probe: Some(probe), looped: None, waiter: false, sleep_then_probe: Some(secs) })
+}
+
+/// "curl localhost:30000/health", "grep 'ready' server.log".
+fn describe_probe(c: &SimpleCommand) -> String {
+    let name = c.name();
+    let pos = c.positionals();
+    let what = match name {
+        "curl" | "wget" | "http" | "https" => pos
+            .iter()
+            .find(|a| a.contains(':') || a.contains('/'))
+            .map(|u| u.trim_start_matches("http://").trim_start_matches("https://").to_string()),
+        "grep" | "egrep" | "rg" => {
+            let pattern = c.flag_value(Some('e'), Some("regexp")).or_else(|| pos.first().copied()).unwrap_or("");
+            let file = c.file_args().first().map(|f| f.rsplit('/').next().unwrap_or(f).to_string());
+            Some(match file {
+                Some(f) => format!("'{}' {f}", clip(pattern, 30)),
+                None => format!("'{}'", clip(pattern, 30)),
+            })
+        }
+        _ => (!pos.is_empty()).then(|| clip(&pos.iter().take(3).copied().collect::<Vec<_>>().join(" "), 40)),
+    };
+    match what {
+        Some(w) => format!("{name} {w}"),
+        None => name.to_string(),
+    }
+}
+
+fn describe_wait(w: &Wait) -> String {
+    let probe = w.probe.map(describe_probe).unwrap_or_else(|| "a probe".into());
+    if w.waiter {
+        return probe;
+    }
+    if let Some(secs) = &w.sleep_then_probe {
+        return format!("sleep {secs} then {probe}");
+    }
+    let mut parts = vec![probe];
+    if let Some(l) = w.looped {
+        if let Some(s) = l.sleep_secs {
+            parts.push(format!("every {s} s"));
+        }
+        if let Some(n) = l.iterations {
+            parts.push(format!("up to {n} attempts"));
+        }
+    }
+    format!("wait loop ({})", parts.join(", "))
+}
+
+/// The last `n` non-empty lines of an output.
+fn tail_lines(out: &str, n: usize) -> Vec<&str> {
+    let mut v: Vec<&str> = out.lines().rev().filter(|l| !l.trim().is_empty()).take(n).collect();
+    v.reverse();
+    v
+}
+
+/// How a wait ran out, if it did: (how, the line that shows it).
+fn exhaustion(call: &Call, script: &Script, w: &Wait) -> Option<String> {
+    let res = call.result.as_ref()?;
+    let raw = &res.output;
+    let out = payload(raw);
+    let literals = echoed_literals(script);
+    let success: Vec<&str> =
+        literals.iter().map(|(_, l)| l.as_str()).filter(|l| SUCCESS.is_match(l) && !GIVE_UP.is_match(l)).collect();
+    let succeeded_after = |at: usize| success.iter().any(|s| out[at..].contains(s));
+    let attempts = |line: &str| {
+        ATTEMPTS.captures(line).map(|c| c[1].to_string()).or_else(|| {
+            // A status echoed on every attempt: count how often it was printed.
+            literals
+                .iter()
+                .map(|(_, l)| out.matches(l.as_str()).count())
+                .filter(|n| *n >= 2)
+                .max()
+                .map(|n| n.to_string())
+        })
+    };
+    if let Some(m) = TOOL_TIMEOUT.find(raw) {
+        if succeeded_after(0) {
+            return None;
+        }
+        let after = attempts("").map(|n| format!(" after {n} attempts")).unwrap_or_default();
+        return Some(format!("was cut off by the tool's time limit{after} (\"{}\")", clip(m.as_str(), 60)));
+    }
+    if res.interrupted {
+        return None; // the user stopped it: no verdict on the wait
+    }
+    if w.waiter
+        && let Some(m) = WAITER_TIMEOUT.find(out)
+    {
+        return Some(format!("timed out (\"{}\")", clip(m.as_str(), 70)));
+    }
+    if res.exit_code == Some(124) && script.commands.iter().any(|c| c.via.iter().any(|v| v == "timeout")) {
+        return Some("was stopped by `timeout` (exit 124)".into());
+    }
+    // Its own give-up message, printed once, at the end.
+    let last = tail_lines(out, 3);
+    for (_, lit) in literals.iter().filter(|(_, l)| GIVE_UP.is_match(l)) {
+        let count = out.matches(lit.as_str()).count();
+        if count != 1 {
+            continue;
+        }
+        let Some(line) = last.iter().find(|l| l.contains(lit.as_str())) else { continue };
+        let at = out.find(lit.as_str()).unwrap_or(0);
+        if succeeded_after(at) {
+            continue;
+        }
+        return Some(format!("ended with \"{}\"", clip(line, 70)));
+    }
+    // A counted loop that exits early on success ran to the end without its success
+    // message.
+    // (Only when the script has no give-up message of its own, and any per-attempt
+    // status shows that the attempts did run.)
+    if let Some(l) = w.looped
+        && let Some(n) = l.iterations
+        && l.breaks
+        && !success.is_empty()
+        && res.exit_code.is_some()
+        && !succeeded_after(0)
+        && !literals.iter().any(|(_, lit)| GIVE_UP.is_match(lit))
+        && !literals.iter().any(|(_, lit)| super::liveness::is_alarm_text(lit) && out.contains(lit.as_str()))
+    {
+        let statuses: Vec<usize> = literals
+            .iter()
+            .filter(|(i, lit)| l.body.contains(i) && !success.contains(&lit.as_str()))
+            .map(|(_, lit)| out.matches(lit.as_str()).count())
+            .collect();
+        if statuses.iter().any(|c| *c > 0) && !statuses.iter().any(|c| *c as u64 + 1 >= n) {
+            return None;
+        }
+        return Some(format!("ran all {n} attempts without printing \"{}\"", clip(success[0], 30)));
+    }
+    None
+}
+
+impl Detector for PollingTimeout {
+    fn id(&self) -> &'static str {
+        "polling-timeout"
+    }
+
+    fn summary(&self) -> &'static str {
+        "A wait/poll for readiness ran out of attempts or time without the condition being met"
+    }
+
+    fn doc(&self) -> &'static str {
+        DOC
+    }
+
+    fn check(&self, view: &SessionView, out: &mut Vec<Finding>) {
+        for m in view.messages.iter().filter(|m| m.role == Role::Assistant) {
+            for c in &m.calls {
+                let Some(script) = searches::script(c) else { continue };
+                let Some(wait) = wait_of(&script) else { continue };
+                let Some(how) = exhaustion(c, &script, &wait) else { continue };
+                out.push(Finding {
+                    detector: self.id().into(),
+                    key: m.idx,
+                    evidence: vec![m.idx],
+                    summary: format!("{} {how}", describe_wait(&wait)),
+                    command: c.command.clone(),
+                });
+                break;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::SessionStats;
+    use crate::model::{CallResult, Message};
+
+    fn ran(cmd: &str, output: &str, exit: Option<i32>) -> Vec<Finding> {
+        let m = Message {
+            idx: 85,
+            role: Role::Assistant,
+            calls: vec![Call {
+                name: "Bash".into(),
+                command: Some(cmd.into()),
+                result: Some(CallResult { output: output.into(), exit_code: exit, ..CallResult::default() }),
+                ..Call::default()
+            }],
+            ..Message::default()
+        };
+        let mut out = Vec::new();
+        PollingTimeout.check(&SessionView { messages: &[m], stats: &SessionStats::default() }, &mut out);
+        out
+    }
+
+    const LOOP: &str = "for i in $(seq 1 60); do if curl -sf localhost:30000/health; then echo \"READY after $i\"; \
+                        exit 0; fi; echo \"waiting $i\"; sleep 25; done; echo \"Timed out after $i attempts\"";
+
+    #[test]
+    fn give_up_message_at_the_end() {
+        let out: String =
+            (1..=23).map(|i| format!("waiting {i}\n")).collect::<String>() + "Timed out after 23 attempts\n";
+        let f = ran(LOOP, &out, Some(0));
+        assert_eq!(f.len(), 1);
+        assert_eq!(
+            f[0].summary,
+            "wait loop (curl localhost:30000/health, every 25 s, up to 60 attempts) ended with \"Timed out after 23 attempts\""
+        );
+    }
+
+    #[test]
+    fn tool_time_limit() {
+        let out: String =
+            (1..=23).map(|i| format!("waiting {i}\n")).collect::<String>() + "Command timed out after 10m 0.0s";
+        let f = ran(LOOP, &out, Some(143));
+        assert!(
+            f[0].summary.ends_with(
+                "was cut off by the tool's time limit after 23 attempts (\"Command timed out after 10m 0.0s\")"
+            ),
+            "{}",
+            f[0].summary
+        );
+    }
+
+    #[test]
+    fn counted_loop_without_its_success_message() {
+        let cmd = "for i in 1 2 3 4 5; do curl -sf localhost:8000/ready && echo UP && break; sleep 3; done";
+        assert_eq!(
+            ran(cmd, "", Some(0))[0].summary,
+            "wait loop (curl localhost:8000/ready, every 3 s, up to 5 attempts) ran all 5 attempts without printing \"UP\""
+        );
+        assert!(ran(cmd, "UP\n", Some(0)).is_empty());
+    }
+
+    #[test]
+    fn waiters_and_timeout_wrapper() {
+        let f = ran(
+            "kubectl wait --for=condition=ready pod/api --timeout=60s",
+            "error: timed out waiting for the condition on pods/api",
+            Some(1),
+        );
+        assert!(f[0].summary.starts_with("kubectl wait"));
+        let f = ran("timeout 300 bash -c 'until curl -sf localhost:8000/health; do sleep 5; done'", "", Some(124));
+        assert!(f[0].summary.ends_with("was stopped by `timeout` (exit 124)"));
+    }
+
+    #[test]
+    fn near_misses() {
+        let ok: String = (1..=5).map(|i| format!("waiting {i}\n")).collect::<String>() + "READY after 6\n";
+        assert!(ran(LOOP, &ok, Some(0)).is_empty(), "succeeded");
+        assert!(ran(LOOP, "waiting 1\nwaiting 2\n", Some(0)).is_empty(), "no verdict printed");
+        let crashed = "for i in $(seq 1 60); do curl -sf h:1/health && echo READY && break; grep -q Exception x.log && echo CRASHED && break; sleep 20; done";
+        assert!(ran(crashed, "CRASHED\n", Some(0)).is_empty(), "stopped on its own alarm");
+        let status =
+            "while true; do curl -sf h:1/health && break; echo 'not ready after this attempt, waiting'; sleep 5; done";
+        let out = "not ready after this attempt, waiting\n".repeat(4);
+        assert!(ran(status, &out, Some(0)).is_empty(), "a status on every attempt");
+        assert!(
+            ran("for i in 1 2 3; do python bench.py; sleep 5; done", "Command timed out after 2m 0.0s", None)
+                .is_empty(),
+            "no probe"
+        );
+        assert!(ran("cargo build --release", "Command timed out after 2m 0.0s", None).is_empty(), "not a wait");
+        assert!(ran("sleep 600", "Command timed out after 2m 0.0s", None).is_empty(), "a lone sleep");
+        assert!(
+            ran("(while true; do curl -s h:1; sleep 1; done) &", "Command timed out after 2m 0.0s", None).is_empty(),
+            "background"
+        );
+    }
+}

@@ -1,0 +1,823 @@
+//! What a message's tool calls did, in the terms the search, read and wait detectors
+//! share: pattern searches and the file or log they searched, positional reads of a
+//! file or log, the shape of an output (how much of it one huge line is, whether the
+//! tool truncated it) and the literal strings a command echoes.
+//!
+//! Everything is read from the parsed command line ([`crate::shell`]) or from the
+//! tool's structured input, never from substrings of the raw command.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::model::Call;
+use crate::shell::{self, Script, SimpleCommand};
+
+/// A call's output without the harness's own header lines (Claude Code's "Exit code N",
+/// Codex's "Exit code: 0 / Wall time: … / Output:"), so that shapes and markers describe
+/// only what the command printed.
+pub fn payload(output: &str) -> &str {
+    let mut rest = output;
+    if let Some(r) = rest.strip_prefix("Exit code ")
+        && let Some(nl) = r.find('\n')
+        && r[..nl].trim().parse::<i32>().is_ok()
+    {
+        rest = &r[nl + 1..];
+    }
+    // Codex: a few "Key: value" lines, then "Output:" on a line of its own.
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n').take(8) {
+        let bare = line.trim_end();
+        offset += line.len();
+        if bare == "Output:" {
+            return &rest[offset..];
+        }
+        let is_header = bare.starts_with("Process exited with code ")
+            || bare.split_once(": ").is_some_and(|(k, _)| {
+                !k.is_empty() && k.len() < 30 && k.chars().all(|c| c.is_ascii_alphabetic() || c == ' ')
+            });
+        if !is_header {
+            break;
+        }
+    }
+    rest
+}
+
+/// Shell programs whose output is small or none: a pipeline made only of these does
+/// not compete with a search for a call's output.
+const QUIET: &[&str] = &[
+    "cd", "pushd", "popd", "export", "set", "unset", "source", ".", "sleep", "true", "false", ":", "echo", "printf",
+    "mkdir", "wait", "local", "test", "[", "[[", "shopt", "ulimit", "trap",
+];
+
+/// Markers that agents' harnesses put where they cut an output.
+static TRUNCATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\.\.\. \[\d+ lines truncated\] \.\.\.",
+        r"|\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]",
+        r"|\[\.\.\. output truncated to fit \d+ bytes \.\.\.\]",
+        r"|\[\.\.\. removed \d+ bytes to fit",
+        r"|…\d+ tokens truncated…",
+        r"|Output too large \([^)]*\)\. Full output saved",
+        r"|\[\.\.\. Observation truncated due to length \.\.\.\]",
+        r"|<response clipped>",
+    ))
+    .expect("truncation markers are a valid regex")
+});
+
+/// The shape of an output: is it swamped by a few huge lines, was it truncated?
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Shape {
+    pub bytes: usize,
+    pub lines: usize,
+    /// Byte lengths of the (up to) three longest lines, longest first.
+    pub longest: Vec<usize>,
+    /// Share of the bytes held by those of the three longest lines that are long
+    /// (at least [`LONG_LINE`] bytes).
+    pub long_share: f64,
+    /// The truncation marker the tool left, if any.
+    pub truncated: Option<String>,
+    /// What the longest line is, when it is recognisably a dump ("ServerArgs(…) dump").
+    pub dump: Option<String>,
+}
+
+/// A line at least this long is not a log line or a match a person reads.
+pub const LONG_LINE: usize = 1000;
+/// The longest line of a swamped output is at least this long.
+const SWAMP_LINE: usize = 2000;
+
+impl Shape {
+    pub fn of(text: &str) -> Shape {
+        let mut longest: Vec<(usize, &str)> = Vec::with_capacity(4);
+        let mut lines = 0;
+        for line in text.lines() {
+            lines += 1;
+            let len = line.len();
+            if longest.len() < 3 || len > longest[longest.len() - 1].0 {
+                let at = longest.partition_point(|(l, _)| *l >= len);
+                longest.insert(at, (len, line));
+                longest.truncate(3);
+            }
+        }
+        let bytes = text.len();
+        let long: usize = longest.iter().map(|(l, _)| *l).filter(|l| *l >= LONG_LINE).sum();
+        let long_share = if bytes == 0 { 0.0 } else { long as f64 / bytes as f64 };
+        let dump = longest.first().filter(|(l, _)| *l >= LONG_LINE).and_then(|(_, line)| describe_line(line));
+        Shape {
+            bytes,
+            lines,
+            longest: longest.iter().map(|(l, _)| *l).collect(),
+            long_share,
+            truncated: TRUNCATION.find(text).map(|m| m.as_str().to_string()),
+            dump,
+        }
+    }
+
+    /// Most of the output is one or a few very long lines: whatever the search was
+    /// after is buried under them.
+    pub fn swamped(&self) -> bool {
+        self.longest.first().is_some_and(|l| *l >= SWAMP_LINE) && self.long_share >= 0.5
+    }
+
+    /// Too much to read, whatever its lines look like.
+    pub fn very_long(&self) -> bool {
+        self.bytes >= 10_000 || self.lines >= 200
+    }
+
+    /// "a 14 KB ServerArgs(…) dump line" / "a 14 KB line": the line that swamped it.
+    pub fn swamp_phrase(&self) -> String {
+        let size = human_bytes(self.longest.first().copied().unwrap_or(0));
+        match &self.dump {
+            Some(d) => format!("a {size} {d} line"),
+            None => format!("a {size} line"),
+        }
+    }
+}
+
+/// `14 KB`, `900 B`, `1.2 MB`.
+pub fn human_bytes(n: usize) -> String {
+    if n >= 1_000_000 {
+        format!("{:.1} MB", n as f64 / 1_000_000.0)
+    } else if n >= 1000 {
+        format!("{} KB", (n as f64 / 1000.0).round() as usize)
+    } else {
+        format!("{n} B")
+    }
+}
+
+static CTOR_DUMP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b([A-Z][A-Za-z0-9_]{2,})\(\s*[a-z_][a-z0-9_]*=").expect("constructor-dump regex is valid")
+});
+static KEY_VALUE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b[a-z_][a-z0-9_]*=").expect("key=value regex is valid"));
+
+/// Name a long line by what it is: a `Name(key=…)` repr (argparse `Namespace`,
+/// dataclass configs), minified JSON, a base64 blob, a key=value dump.
+pub fn describe_line(line: &str) -> Option<String> {
+    let head = prefix(line, 400);
+    if let Some(c) = CTOR_DUMP.captures(head) {
+        return Some(format!("{}(…) dump", &c[1]));
+    }
+    let start = head.find(['{', '[']);
+    if let Some(s) = start
+        && s < 200
+        && line.matches("\":").take(20).count() >= 20
+    {
+        return Some("JSON".into());
+    }
+    if longest_run(line, |b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=') >= LONG_LINE {
+        return Some("base64".into());
+    }
+    if KEY_VALUE.find_iter(prefix(line, 4000)).take(20).count() >= 20 {
+        return Some("key=value dump".into());
+    }
+    None
+}
+
+fn longest_run(s: &str, pred: impl Fn(u8) -> bool) -> usize {
+    let (mut best, mut cur) = (0, 0);
+    for b in s.bytes() {
+        if pred(b) {
+            cur += 1;
+            best = best.max(cur);
+        } else {
+            cur = 0;
+        }
+    }
+    best
+}
+
+/// At most `n` bytes of `s`, cut at a character boundary.
+pub fn prefix(s: &str, n: usize) -> &str {
+    if s.len() <= n {
+        return s;
+    }
+    let mut end = n;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// One line for a summary: first line of `s`, at most `n` characters.
+pub fn clip(s: &str, n: usize) -> String {
+    let line = s.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    if line.chars().count() <= n {
+        line.to_string()
+    } else {
+        let cut: String = line.chars().take(n.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}
+
+/// Where a search or a read looked: a file (or folder) or a log stream, on a host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The ssh destination without its user (`10.0.0.5` for `root@10.0.0.5`).
+    pub host: Option<String>,
+    pub what: Source,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A path as written (`./` removed).
+    Path(String),
+    /// A log that is not a file: `journalctl -u sglang`, `docker logs api`.
+    Stream(String),
+}
+
+impl Target {
+    fn path(host: Option<&str>, p: &str) -> Target {
+        let p = p.strip_prefix("./").unwrap_or(p);
+        let p = if p.len() > 1 { p.trim_end_matches('/') } else { p };
+        Target { host: host.map(bare_host), what: Source::Path(p.to_string()) }
+    }
+
+    fn stream(host: Option<&str>, s: String) -> Target {
+        Target { host: host.map(bare_host), what: Source::Stream(s) }
+    }
+
+    /// Short name for summaries: the file name, or the stream.
+    pub fn name(&self) -> &str {
+        match &self.what {
+            Source::Path(p) => p.rsplit(['/', '\\']).next().filter(|n| !n.is_empty()).unwrap_or(p),
+            Source::Stream(s) => s,
+        }
+    }
+
+    /// "log" or "file", for "the same log".
+    pub fn noun(&self) -> &'static str {
+        match &self.what {
+            Source::Stream(_) => "log",
+            Source::Path(p) if p.ends_with(".log") || p.contains("/log") => "log",
+            Source::Path(_) => "file",
+        }
+    }
+
+    /// The same file or log: equal paths, or one path is the other seen from a folder
+    /// (`logs/x.log` and `/srv/app/logs/x.log`), on the same host.
+    pub fn same(&self, other: &Target) -> bool {
+        if self.host != other.host {
+            return false;
+        }
+        match (&self.what, &other.what) {
+            (Source::Path(a), Source::Path(b)) => paths_meet(a, b),
+            (Source::Stream(a), Source::Stream(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// This (search) target covers the file `read`: the same file, or a folder holding
+    /// it whose search output names the file (so the search did look at it).
+    pub fn covers(&self, read: &Target, search_output: &str) -> bool {
+        if self.same(read) {
+            return true;
+        }
+        if self.host != read.host {
+            return false;
+        }
+        match (&self.what, &read.what) {
+            (Source::Path(dir), Source::Path(file)) => {
+                let inside = dir == "." || file.starts_with(&format!("{dir}/"));
+                inside && !read.name().is_empty() && search_output.contains(read.name())
+            }
+            _ => false,
+        }
+    }
+}
+
+fn paths_meet(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let (short, long) = if a.len() < b.len() { (a, b) } else { (b, a) };
+    long.ends_with(short) && long[..long.len() - short.len()].ends_with('/')
+}
+
+fn bare_host(h: &str) -> String {
+    h.rsplit('@').next().unwrap_or(h).to_string()
+}
+
+/// A pattern search in a call.
+#[derive(Debug, Clone)]
+pub struct Search {
+    /// `grep`, `rg`, `git grep`, `Grep` (a tool), …
+    pub program: String,
+    pub pattern: String,
+    pub targets: Vec<Target>,
+    /// Runs inside a shell loop (a poll's probe, not a look at the result).
+    pub in_loop: bool,
+    /// No other part of the call prints much, so the call's output is the search's.
+    pub sole: bool,
+}
+
+impl Search {
+    /// "grep on x.log", "rg over src".
+    pub fn describe(&self) -> String {
+        match self.targets.first() {
+            Some(t) if t.noun() == "file" && matches!(&t.what, Source::Path(p) if !p.contains('.') || p == ".") => {
+                format!("{} over {}", self.program, t.name())
+            }
+            Some(t) => format!("{} on {}", self.program, t.name()),
+            None => self.program.clone(),
+        }
+    }
+}
+
+/// A read of a file or log by position: the end, the start, or a line range.
+#[derive(Debug, Clone)]
+pub struct PositionalRead {
+    /// `tail -50`, `sed -n '100,160p'`, `Read offset=400`.
+    pub how: String,
+    pub target: Target,
+    /// The first line read, when the read names one (sed/awk ranges, Read offsets).
+    pub first_line: Option<u64>,
+    pub in_loop: bool,
+}
+
+/// Tools that search file contents by pattern with structured input.
+const SEARCH_TOOLS: &[&str] = &["grep", "search_file_content", "search_files", "grep_search", "ripgrep", "rg"];
+/// Tools that read a file and may take a position.
+const READ_TOOLS: &[&str] = &["read", "read_file", "readfile", "view", "view_file", "open_file", "str_replace_editor"];
+const PATH_FIELDS: &[&str] = &["file_path", "path", "absolute_path", "target_file", "filename", "file"];
+
+/// The shell script a call ran, parsed.
+pub fn script(call: &Call) -> Option<Script> {
+    call.command.as_deref().map(shell::parse)
+}
+
+/// Consecutive commands joined by `|`.
+pub fn pipelines(script: &Script) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in script.commands.iter().enumerate() {
+        if i > start && !c.piped_from {
+            out.push(start..i);
+            start = i;
+        }
+    }
+    if start < script.commands.len() {
+        out.push(start..script.commands.len());
+    }
+    out
+}
+
+fn lower_name(c: &SimpleCommand) -> String {
+    c.name().to_ascii_lowercase()
+}
+
+/// The search program a command is, if it searches by a (positive) pattern.
+fn search_program(c: &SimpleCommand) -> Option<String> {
+    let name = lower_name(c);
+    let name = name.strip_suffix(".exe").unwrap_or(&name);
+    match name {
+        "grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack" | "ack-grep" => {
+            if c.has_flag(Some('v'), Some("invert-match")) { None } else { Some(name.to_string()) }
+        }
+        "findstr" => (!c.args.iter().any(|a| a.eq_ignore_ascii_case("/v"))).then(|| "findstr".into()),
+        "select-string" | "sls" => {
+            (!c.args.iter().any(|a| a.eq_ignore_ascii_case("-notmatch"))).then(|| "Select-String".into())
+        }
+        "git" if c.positionals().first() == Some(&"grep") => Some("git grep".into()),
+        "journalctl" if c.flag_value(Some('g'), Some("grep")).is_some() => Some("journalctl --grep".into()),
+        _ => None,
+    }
+}
+
+/// The pattern and explicit file operands of a search command.
+fn search_operands(c: &SimpleCommand, program: &str) -> (String, Vec<String>) {
+    match program {
+        "findstr" => {
+            let mut pattern = String::new();
+            let mut files = Vec::new();
+            for a in &c.args {
+                if let Some(p) = a.strip_prefix("/c:").or_else(|| a.strip_prefix("/C:")) {
+                    pattern = p.to_string();
+                } else if a.starts_with('/') && a.len() <= 3 {
+                    continue;
+                } else if pattern.is_empty() {
+                    pattern = a.clone();
+                } else {
+                    files.push(a.clone());
+                }
+            }
+            (pattern, files)
+        }
+        "Select-String" => {
+            let mut pattern = String::new();
+            let mut files = Vec::new();
+            let mut it = c.args.iter();
+            while let Some(a) = it.next() {
+                if a.eq_ignore_ascii_case("-pattern") {
+                    pattern = it.next().cloned().unwrap_or_default();
+                } else if a.eq_ignore_ascii_case("-path") || a.eq_ignore_ascii_case("-literalpath") {
+                    files.extend(it.next().cloned());
+                } else if a.starts_with('-') {
+                    continue;
+                } else if pattern.is_empty() {
+                    pattern = a.clone();
+                } else {
+                    files.push(a.clone());
+                }
+            }
+            (pattern, files)
+        }
+        "journalctl --grep" => (c.flag_value(Some('g'), Some("grep")).unwrap_or("").to_string(), Vec::new()),
+        "git grep" => {
+            let pos = c.positionals();
+            (pos.get(1).map(|s| s.to_string()).unwrap_or_default(), Vec::new())
+        }
+        _ => {
+            let pattern = c
+                .flag_value(Some('e'), Some("regexp"))
+                .map(str::to_string)
+                .or_else(|| c.positionals().first().map(|s| s.to_string()))
+                .unwrap_or_default();
+            (pattern, c.file_args().into_iter().map(str::to_string).collect())
+        }
+    }
+}
+
+/// What the first command of a pipeline feeds into it, when that is a file or a log.
+fn source_targets(c: &SimpleCommand) -> Vec<Target> {
+    let host = c.remote_host.as_deref();
+    let name = lower_name(c);
+    match name.as_str() {
+        "cat" | "zcat" | "bzcat" | "xzcat" | "nl" | "tail" | "head" | "tac" | "get-content" | "gc" | "type" => {
+            let files: Vec<String> = if name == "get-content" || name == "gc" || name == "type" {
+                c.args.iter().filter(|a| !a.starts_with('-') && a.parse::<u64>().is_err()).cloned().collect()
+            } else {
+                c.file_args().into_iter().map(str::to_string).collect()
+            };
+            files.iter().map(|f| Target::path(host, f)).collect()
+        }
+        _ => stream_of(c).map(|s| vec![Target::stream(host, s)]).unwrap_or_default(),
+    }
+}
+
+/// `journalctl -u x`, `docker logs c`, `kubectl logs p`: a log that is not a file.
+fn stream_of(c: &SimpleCommand) -> Option<String> {
+    let name = lower_name(c);
+    match name.as_str() {
+        "journalctl" => {
+            let unit = c.flag_value(Some('u'), Some("unit"));
+            Some(match unit {
+                Some(u) => format!("journalctl -u {u}"),
+                None => "journalctl".to_string(),
+            })
+        }
+        "docker" | "podman" | "kubectl" | "oc" => {
+            let pos = c.positionals();
+            let logs = pos.iter().position(|a| *a == "logs")?;
+            let what = pos.get(logs + 1).filter(|a| a.parse::<u64>().is_err())?;
+            Some(format!("{name} logs {what}"))
+        }
+        _ => None,
+    }
+}
+
+/// The pattern searches of a call: shell pipelines with a search program, or a search
+/// tool's structured input.
+pub fn searches(call: &Call) -> Vec<Search> {
+    let mut out = Vec::new();
+    let tool = call.name.to_ascii_lowercase();
+    if call.command.is_none() && SEARCH_TOOLS.contains(&tool.as_str()) {
+        let field = |k: &str| call.input.get(k).and_then(|v| v.as_str());
+        let pattern = field("pattern").or_else(|| field("regex")).or_else(|| field("query")).unwrap_or("");
+        if !pattern.is_empty() {
+            let path = PATH_FIELDS.iter().find_map(|k| field(k)).or_else(|| field("dir_path")).unwrap_or(".");
+            out.push(Search {
+                program: call.name.clone(),
+                pattern: pattern.to_string(),
+                targets: vec![Target::path(None, path)],
+                in_loop: false,
+                sole: true,
+            });
+        }
+        return out;
+    }
+    let Some(script) = script(call) else { return out };
+    let pipes = pipelines(&script);
+    for (pi, p) in pipes.iter().enumerate() {
+        let cmds = &script.commands[p.clone()];
+        let Some((si, program)) = cmds.iter().enumerate().find_map(|(i, c)| search_program(c).map(|n| (i, n))) else {
+            continue;
+        };
+        let c = &cmds[si];
+        let (pattern, files) = search_operands(c, &program);
+        let host = c.remote_host.as_deref();
+        let mut targets: Vec<Target> = files.iter().map(|f| Target::path(host, f)).collect();
+        if targets.is_empty() {
+            if program == "journalctl --grep" {
+                targets.extend(stream_of(c).map(|s| Target::stream(host, s)));
+            } else if si > 0 {
+                targets = source_targets(&cmds[0]);
+            } else if program == "git grep"
+                || matches!(program.as_str(), "rg" | "ag" | "ack" | "ack-grep")
+                || c.has_flag(Some('r'), Some("recursive"))
+                || c.has_flag(Some('R'), Some("dereference-recursive"))
+            {
+                targets.push(Target::path(host, "."));
+            }
+        }
+        if targets.is_empty() {
+            // Searching a program's output (`ps aux | grep x`), not a file or log.
+            continue;
+        }
+        let sole = pipes.iter().enumerate().all(|(j, q)| j == pi || quiet(&script, q.clone()));
+        out.push(Search { program, pattern, targets, in_loop: c.in_loop, sole });
+    }
+    out
+}
+
+/// A pipeline that prints little or nothing: quiet programs, or stdout sent elsewhere.
+fn quiet(script: &Script, p: Range<usize>) -> bool {
+    let cmds = &script.commands[p];
+    let all_quiet = cmds.iter().all(|c| QUIET.contains(&c.name()) || c.name().is_empty());
+    let redirected = cmds.last().is_some_and(|c| {
+        c.redirects.iter().any(|r| matches!(r.fd, None | Some(1)) && matches!(r.op, ">" | ">>" | "&>" | ">|"))
+    });
+    all_quiet || redirected
+}
+
+static SED_RANGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(\d+|\$)\s*(?:,\s*(?:\d+|\$|\+\d+)\s*)?p\s*$").expect("sed range regex is valid")
+});
+static AWK_NR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bF?NR\s*(?:==|>=|<=|>|<)\s*(\d+)").expect("awk NR regex is valid"));
+
+/// How a command reads by position, and the first line it names.
+fn positional_how(c: &SimpleCommand) -> Option<(String, Option<u64>)> {
+    let name = lower_name(c);
+    match name.as_str() {
+        "tail" | "head" => {
+            let how = if let Some(n) = c.flag_value(Some('c'), Some("bytes")) {
+                format!("{name} -c {n}")
+            } else if c.has_flag(Some('f'), Some("follow")) || c.has_flag(Some('F'), None) {
+                format!("{name} -f")
+            } else {
+                match c.flag_value(Some('n'), Some("lines")) {
+                    Some(n) => format!("{name} -{}", n.trim_start_matches('-')),
+                    None => name.clone(),
+                }
+            };
+            Some((how, None))
+        }
+        "sed" => {
+            if !c.has_flag(Some('n'), Some("quiet")) {
+                return None;
+            }
+            let script = c.flag_value(Some('e'), Some("expression")).or_else(|| c.positionals().first().copied())?;
+            let caps = SED_RANGE.captures(script)?;
+            Some((format!("sed -n '{script}'"), caps[1].parse().ok()))
+        }
+        "awk" | "gawk" | "mawk" => {
+            let script = c.positionals().first().copied()?;
+            let caps = AWK_NR.captures(script)?;
+            if script.contains('/') {
+                return None; // a pattern match as well: a search, not a position
+            }
+            Some((format!("awk '{}'", clip(script, 40)), caps[1].parse().ok()))
+        }
+        "less" | "more" => {
+            let plus = c.args.iter().find(|a| a.starts_with('+') && a.len() > 1)?;
+            Some((format!("{name} {plus}"), plus[1..].parse().ok()))
+        }
+        "get-content" | "gc" => {
+            let mut it = c.args.iter();
+            while let Some(a) = it.next() {
+                let lower = a.to_ascii_lowercase();
+                if matches!(lower.as_str(), "-tail" | "-totalcount" | "-head" | "-first" | "-last") {
+                    return Some((format!("Get-Content {a} {}", it.next().map(String::as_str).unwrap_or("")), None));
+                }
+            }
+            None
+        }
+        "journalctl" => {
+            if c.flag_value(Some('g'), Some("grep")).is_some() {
+                return None;
+            }
+            let n = c.flag_value(Some('n'), Some("lines"))?;
+            Some((format!("journalctl -n {n}"), None))
+        }
+        "docker" | "podman" | "kubectl" | "oc" => {
+            stream_of(c)?;
+            let n = c.flag_value(None, Some("tail"))?;
+            Some((format!("{name} logs --tail {n}"), None))
+        }
+        _ => None,
+    }
+}
+
+/// The positional reads of a call: a pipeline whose source is read by position (or
+/// that reads a file or log by position after `cat`), with no search in it; or a
+/// file-read tool given an offset or limit.
+pub fn positional_reads(call: &Call) -> Vec<PositionalRead> {
+    let mut out = Vec::new();
+    let tool = call.name.to_ascii_lowercase();
+    if call.command.is_none() && READ_TOOLS.contains(&tool.as_str()) {
+        let input = &call.input;
+        if tool == "str_replace_editor" && input.get("command").and_then(|v| v.as_str()) != Some("view") {
+            return out;
+        }
+        let num = |k: &str| input.get(k).and_then(|v| v.as_u64().or_else(|| v.as_str().and_then(|s| s.parse().ok())));
+        let offset = num("offset")
+            .or_else(|| num("start_line"))
+            .or_else(|| num("line_start"))
+            .or_else(|| input.get("view_range").and_then(|v| v.get(0)).and_then(|v| v.as_u64()));
+        let limit = num("limit").or_else(|| num("end_line"));
+        if offset.is_none() && limit.is_none() {
+            return out;
+        }
+        let Some(path) = PATH_FIELDS.iter().find_map(|k| input.get(*k).and_then(|v| v.as_str())) else {
+            return out;
+        };
+        let mut how = call.name.clone();
+        if let Some(o) = offset {
+            how.push_str(&format!(" offset={o}"));
+        }
+        if let Some(l) = limit {
+            how.push_str(&format!(" limit={l}"));
+        }
+        out.push(PositionalRead { how, target: Target::path(None, path), first_line: offset, in_loop: false });
+        return out;
+    }
+    let Some(script) = script(call) else { return out };
+    for p in pipelines(&script) {
+        let cmds = &script.commands[p];
+        if cmds.iter().any(|c| search_program(c).is_some()) {
+            continue;
+        }
+        let first = &cmds[0];
+        let host = first.remote_host.as_deref();
+        // The reader itself names the file or log.
+        if let Some((how, line)) = positional_how(first) {
+            let mut targets: Vec<Target> = match stream_of(first) {
+                Some(s) => vec![Target::stream(host, s)],
+                None => first.file_args().into_iter().map(|f| Target::path(host, f)).collect(),
+            };
+            if lower_name(first) == "get-content" || lower_name(first) == "gc" {
+                targets = source_targets(first);
+            }
+            for t in targets {
+                out.push(PositionalRead { how: how.clone(), target: t, first_line: line, in_loop: first.in_loop });
+            }
+            continue;
+        }
+        // `cat f | tail -50`, `journalctl -u x | tail -100`, `cat -n f | sed -n '5,9p'`.
+        let Some(reader) = cmds.get(1) else { continue };
+        let Some((how, line)) = positional_how(reader) else { continue };
+        if !reader.file_args().is_empty() && stream_of(reader).is_none() {
+            continue;
+        }
+        let name = lower_name(first);
+        if !matches!(name.as_str(), "cat" | "nl" | "journalctl" | "docker" | "podman" | "kubectl" | "oc") {
+            continue;
+        }
+        for t in source_targets(first) {
+            out.push(PositionalRead { how: how.clone(), target: t, first_line: line, in_loop: reader.in_loop });
+        }
+    }
+    out
+}
+
+/// Literal text a command prints with `echo`/`printf`: the words up to the first
+/// expansion (`"Timed out after $i attempts"` gives "Timed out after").
+pub fn echoed_literals(script: &Script) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, c) in script.commands.iter().enumerate() {
+        if !matches!(c.name(), "echo" | "printf") {
+            continue;
+        }
+        let words: Vec<&str> = c.args.iter().map(String::as_str).filter(|a| !a.starts_with('-')).collect();
+        let text = words.join(" ");
+        let cut = text.find(['$', '%', '`', '\\']).unwrap_or(text.len());
+        let lit = text[..cut].trim().trim_end_matches(['(', '[', ':', '=', ',']).trim();
+        if lit.chars().filter(|c| c.is_alphanumeric()).count() >= 2 {
+            out.push((i, lit.to_string()));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn bash(cmd: &str) -> Call {
+        Call { name: "Bash".into(), command: Some(cmd.into()), ..Call::default() }
+    }
+
+    #[test]
+    fn payload_drops_harness_headers() {
+        assert_eq!(payload("Exit code 1\nboom"), "boom");
+        assert_eq!(payload("Exit code: 0\nWall time: 0.2 seconds\nOutput:\nhello\n"), "hello\n");
+        assert_eq!(payload("Chunk ID: 3\nWall time: 1 seconds\nProcess exited with code 0\nOutput:\nx"), "x");
+        assert_eq!(payload("plain: text here\nmore"), "plain: text here\nmore");
+    }
+
+    #[test]
+    fn one_huge_line_swamps_an_output() {
+        let dump = format!("[2026-02-27] server_args=ServerArgs(model_path='/m', {})", "tp_size=8, ".repeat(1300));
+        let out = format!("{dump}\n[2026-02-27] WARNING import failed\n");
+        let s = Shape::of(&out);
+        assert!(s.swamped(), "{s:?}");
+        assert_eq!(s.dump.as_deref(), Some("ServerArgs(…) dump"));
+        assert_eq!(s.swamp_phrase(), "a 14 KB ServerArgs(…) dump line");
+        let normal = "a.rs:12: fn main()\n".repeat(300);
+        let s = Shape::of(&normal);
+        assert!(!s.swamped() && s.very_long());
+    }
+
+    #[test]
+    fn dumps_are_named() {
+        let json = format!("{{{}}}", (0..40).map(|i| format!("\"k{i}\":{i}")).collect::<Vec<_>>().join(","));
+        assert_eq!(describe_line(&json).as_deref(), Some("JSON"));
+        assert_eq!(describe_line(&"QUJD".repeat(400)).as_deref(), Some("base64"));
+        assert_eq!(describe_line(&"just words ".repeat(200)), None);
+    }
+
+    #[test]
+    fn truncation_markers_of_each_harness() {
+        for m in [
+            "a\n... [120 lines truncated] ...\nb",
+            "a\n[... omitted 900 of 1200 lines ...]\n",
+            "x…4512 tokens truncated…y",
+        ] {
+            assert!(Shape::of(m).truncated.is_some(), "{m}");
+        }
+    }
+
+    #[test]
+    fn searches_name_their_file_through_ssh_and_pipes() {
+        let s = searches(&bash("ssh root@10.0.0.5 'grep -i \"exception\\|error\" /data/logs/exp.log | head -20' 2>&1"));
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].program, "grep");
+        assert_eq!(s[0].targets[0].name(), "exp.log");
+        assert_eq!(s[0].targets[0].host.as_deref(), Some("10.0.0.5"));
+        assert!(s[0].sole && !s[0].in_loop);
+
+        let s = searches(&bash("journalctl -u sglang --no-pager | grep -i error"));
+        assert_eq!(s[0].targets[0].name(), "journalctl -u sglang");
+        assert!(searches(&bash("ps aux | grep python")).is_empty(), "a program's output is not a file");
+        assert!(searches(&bash("tail -100 x.log | grep -v DEBUG")).is_empty(), "grep -v filters, it does not search");
+        let s = searches(&bash("cat app.log | grep -n Traceback"));
+        assert_eq!(s[0].targets[0].name(), "app.log");
+        let s = searches(&bash("grep foo a.log; tail -5 b.log"));
+        assert!(!s[0].sole, "another pipeline prints too");
+        let grep_tool = Call {
+            name: "Grep".into(),
+            input: json!({"pattern": "Traceback", "path": "/srv/app/server.log"}),
+            ..Call::default()
+        };
+        assert_eq!(searches(&grep_tool)[0].targets[0].name(), "server.log");
+    }
+
+    #[test]
+    fn positional_reads_of_files_and_logs() {
+        let r = positional_reads(&bash("ssh root@10.0.0.5 'tail -50 /data/logs/exp.log' 2>&1"));
+        assert_eq!(r[0].how, "tail -50");
+        assert_eq!(r[0].target.host.as_deref(), Some("10.0.0.5"));
+        let r = positional_reads(&bash("sed -n '120,180p' src/server.py"));
+        assert_eq!((r[0].how.as_str(), r[0].first_line), ("sed -n '120,180p'", Some(120)));
+        let r = positional_reads(&bash("awk 'NR>=400 && NR<=460' run.log"));
+        assert_eq!(r[0].first_line, Some(400));
+        assert_eq!(positional_reads(&bash("less +G big.log"))[0].how, "less +G");
+        let r = positional_reads(&bash("journalctl -u sglang --no-pager | tail -80"));
+        assert_eq!(r[0].target.name(), "journalctl -u sglang");
+        assert!(positional_reads(&bash("grep x f.log | tail -30")).is_empty(), "a search, even if tailed");
+        assert!(positional_reads(&bash("sed -i 's/a/b/' f.py")).is_empty());
+        assert!(positional_reads(&bash("cat f.log")).is_empty(), "a whole read is not positional");
+        let read_tool = Call {
+            name: "Read".into(),
+            input: json!({"file_path": "/srv/app/server.log", "offset": 4000, "limit": 80}),
+            ..Call::default()
+        };
+        let r = positional_reads(&read_tool);
+        assert_eq!((r[0].how.as_str(), r[0].first_line), ("Read offset=4000 limit=80", Some(4000)));
+        let whole = Call { name: "Read".into(), input: json!({"file_path": "/srv/a.py"}), ..Call::default() };
+        assert!(positional_reads(&whole).is_empty());
+    }
+
+    #[test]
+    fn targets_meet_across_relative_and_absolute_paths() {
+        let a = Target::path(None, "logs/x.log");
+        let b = Target::path(None, "/srv/app/logs/x.log");
+        assert!(a.same(&b) && b.same(&a));
+        assert!(!Target::path(None, "other/x.log").same(&b));
+        assert!(!Target::path(Some("root@h1"), "/x.log").same(&Target::path(Some("h2"), "/x.log")));
+        assert!(Target::path(Some("root@h1"), "/x.log").same(&Target::path(Some("h1"), "/x.log")));
+        let dir = Target::path(None, "logs/");
+        assert!(dir.covers(&a, "logs/x.log:12: boom"));
+        assert!(!dir.covers(&a, "logs/y.log:12: boom"));
+    }
+
+    #[test]
+    fn echoed_literals_stop_at_expansions() {
+        let s = shell::parse("for i in $(seq 1 5); do echo \"Timed out after $i attempts\"; printf 'READY\\n'; done");
+        let lits: Vec<String> = echoed_literals(&s).into_iter().map(|(_, l)| l).collect();
+        assert_eq!(lits, ["Timed out after", "READY"]);
+    }
+}

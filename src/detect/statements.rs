@@ -1,0 +1,124 @@
+//! The assistant's own words, as the detectors that read conclusions need them: text
+//! without code blocks or quotations (an agent writing "I was wrong" into a file, or
+//! quoting a log line, is not saying it), split into sentences, with a guard for
+//! conditional and questioning phrasing ("if it crashed", "did it crash?").
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// The message text minus fenced code blocks, quoted lines (`> …`) and aider-style
+/// SEARCH/REPLACE bodies; inline code keeps its content (agents name things in it).
+pub fn prose(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut fence: Option<&str> = None;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if let Some(f) = fence {
+            if t.starts_with(f) {
+                fence = None;
+            }
+            continue;
+        }
+        if t.starts_with("```") {
+            fence = Some("```");
+            continue;
+        }
+        if t.starts_with("~~~") {
+            fence = Some("~~~");
+            continue;
+        }
+        if t.starts_with('>') {
+            continue;
+        }
+        out.push_str(&line.replace('`', ""));
+        out.push('\n');
+    }
+    out
+}
+
+/// Sentences (and list items): split at `.`, `!`, `?` followed by a space or the end,
+/// and at line breaks. Each comes with the character that ended it.
+pub fn sentences(text: &str) -> Vec<(&str, Option<char>)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for (i, ch) in text.char_indices() {
+        let end = match ch {
+            '\n' => true,
+            '.' | '!' | '?' => bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace()),
+            _ => false,
+        };
+        if end {
+            let s = text[start..i].trim();
+            if !s.is_empty() {
+                out.push((s, (ch != '\n').then_some(ch)));
+            }
+            start = i + ch.len_utf8();
+        }
+    }
+    let s = text[start..].trim();
+    if !s.is_empty() {
+        out.push((s, None));
+    }
+    out
+}
+
+static HEDGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:if|whether|unless|in case|might|may|could|would|should|maybe|perhaps|possibly|whatever|assuming|suppose|wonder|verify|confirm|make sure|ensure|determine|figure out|find out|not sure|in order|to avoid|prevent|so that)\b",
+    )
+    .expect("hedge regex is valid")
+});
+
+/// The words before a match make it conditional, a question or a plan to check rather
+/// than a statement ("let me check whether the server crashed").
+pub fn hedged(before: &str) -> bool {
+    HEDGE.is_match(before)
+}
+
+/// The part of `sentence` before byte `at`, limited to the clause the match is in
+/// (after the last comma, semicolon, dash or colon).
+pub fn clause_before(sentence: &str, at: usize) -> &str {
+    let head = &sentence[..at];
+    let cut = head.rfind([',', ';', ':', '—', '(']).map(|i| i + head[i..].chars().next().map_or(1, char::len_utf8));
+    match cut {
+        Some(c) => &head[c..],
+        None => head,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_and_quotes_are_not_prose() {
+        let t = "I was right.\n```\nI was wrong\n```\n> I was wrong too\nUse `grep` here.";
+        let p = prose(t);
+        assert!(!p.contains("wrong"));
+        assert!(p.contains("Use grep here."));
+    }
+
+    #[test]
+    fn sentences_keep_their_end() {
+        let s = sentences("It crashed. Did it crash? Version 1.2 works!\nnext");
+        assert_eq!(
+            s,
+            vec![
+                ("It crashed", Some('.')),
+                ("Did it crash", Some('?')),
+                ("Version 1.2 works", Some('!')),
+                ("next", None)
+            ]
+        );
+    }
+
+    #[test]
+    fn hedges() {
+        assert!(hedged("let me check whether "));
+        assert!(hedged("If "));
+        assert!(!hedged("It looks like "));
+        assert_eq!(clause_before("Loaded 3 shards, then the server crashed", 33), " then the server ");
+    }
+}
