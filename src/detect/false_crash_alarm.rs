@@ -1,8 +1,9 @@
 //! `false-crash-alarm`: a check or a conclusion declared that the process failed, and
 //! later evidence in the session shows it had not.
 
-use super::searches::clip;
 use super::liveness::{self, Alarm};
+use super::searches::clip;
+use super::statements::quote_from;
 use super::{Detector, Finding, SessionView};
 use crate::model::{Message, Role};
 
@@ -87,7 +88,10 @@ fn settle(msgs: &[Message], i: usize, support: &mut Vec<u32>) -> Option<Settled>
             continue;
         }
         if let Some(s) = liveness::crash_retraction(&n.text) {
-            return Some(Settled { pos, how: format!("the assistant retracted it: \"{}\"", clip(&s, 70)) });
+            return Some(Settled {
+                pos,
+                how: format!("the assistant retracted it: \"{}\"", quote_from(&n.text, &s, 90)),
+            });
         }
         if liveness::relaunches(n) {
             return None;

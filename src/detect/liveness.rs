@@ -73,7 +73,7 @@ static PROGRESS: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?i)(?P<label>[A-Za-z][A-Za-z ._-]{2,60}?)[:\s|]*(?:(?P<pct>\d{1,3})%|(?P<num>\d+)\s*/\s*(?P<den>\d+))")
 });
 static PROGRESS_WORD: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)loading|completed|it/s|s/it|\bstep\b|epoch|shard|capturing|downloading|processing|batch|warm")
+    re(r"(?i)loading|completed|it/s|s/it|\bstep\b|epoch|shard|capturing|downloading|processing|batch|warm|migrat")
 });
 
 /// The text is a failure verdict a check would print ("CRASHED", "server died").

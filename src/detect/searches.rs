@@ -169,7 +169,12 @@ pub fn describe_line(line: &str) -> Option<String> {
     if longest_run(line, |b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=') >= LONG_LINE {
         return Some("base64".into());
     }
-    if KEY_VALUE.find_iter(prefix(line, 4000)).take(20).count() >= 20 {
+    let sample = prefix(line, 4000);
+    let spaces = sample.bytes().filter(|b| *b == b' ').count();
+    if sample.matches(';').take(30).count() >= 30 && spaces * 10 < sample.len() {
+        return Some("minified code".into());
+    }
+    if KEY_VALUE.find_iter(sample).take(20).count() >= 20 {
         return Some("key=value dump".into());
     }
     None
@@ -736,6 +741,8 @@ mod tests {
         let json = format!("{{{}}}", (0..40).map(|i| format!("\"k{i}\":{i}")).collect::<Vec<_>>().join(","));
         assert_eq!(describe_line(&json).as_deref(), Some("JSON"));
         assert_eq!(describe_line(&"QUJD".repeat(400)).as_deref(), Some("base64"));
+        let js: String = (0..200).map(|i| format!("var a{i}=function(e){{return e.k{i}}};")).collect();
+        assert_eq!(describe_line(&js).as_deref(), Some("minified code"));
         assert_eq!(describe_line(&"just words ".repeat(200)), None);
     }
 

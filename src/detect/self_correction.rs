@@ -5,9 +5,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::searches::clip;
 use super::liveness;
-use super::statements::{clause_before, hedged, prose, sentences};
+use super::statements::{clause_before, hedged, prose, quote_from, sentences};
 use super::{Detector, Finding, SessionView};
 use crate::model::{Message, Role};
 
@@ -104,17 +103,19 @@ fn retraction(m: &Message) -> Option<(String, bool)> {
     if m.role != Role::Assistant {
         return None;
     }
-    if let Some(s) = admission(&m.text) {
-        return Some((s, false));
+    let admitted = admission(&m.text);
+    let crash = liveness::crash_retraction(&m.text);
+    match (admitted, crash) {
+        // Quote from whichever comes first; an admission needs no earlier claim.
+        (Some(a), Some(c)) => {
+            let p = prose(&m.text);
+            let first = if p.find(&c) < p.find(&a) { c } else { a };
+            Some((first, false))
+        }
+        (Some(a), None) => Some((a, false)),
+        (None, Some(c)) => Some((c, true)),
+        (None, None) => None,
     }
-    liveness::crash_retraction(&m.text).map(|s| (s, true))
-}
-
-/// Quote the message from the retraction sentence on.
-fn quote(text: &str, sentence: &str) -> String {
-    let p = prose(text);
-    let from = p.find(sentence).map(|i| &p[i..]).unwrap_or(sentence);
-    clip(&from.replace('\n', " "), 110)
 }
 
 impl Detector for SelfCorrection {
@@ -168,7 +169,7 @@ impl Detector for SelfCorrection {
             if repeated {
                 continue;
             }
-            let q = quote(&m.text, &sentence);
+            let q = quote_from(&m.text, &sentence, 110);
             let summary = match claims.last() {
                 Some((j, a)) => {
                     let ago = m.idx.saturating_sub(msgs[*j].idx);

@@ -37,6 +37,20 @@ pub fn prose(text: &str) -> String {
     out
 }
 
+/// The prose of `text` from `sentence` on, on one line, at most `n` characters: a
+/// quote that starts where the point is made and keeps what follows it.
+pub fn quote_from(text: &str, sentence: &str, n: usize) -> String {
+    let p = prose(text);
+    let from = p.find(sentence).map(|i| &p[i..]).unwrap_or(sentence);
+    let one_line = from.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= n {
+        one_line
+    } else {
+        let cut: String = one_line.chars().take(n.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}
+
 /// Sentences (and list items): split at `.`, `!`, `?` followed by a space or the end,
 /// and at line breaks. Each comes with the character that ended it.
 pub fn sentences(text: &str) -> Vec<(&str, Option<char>)> {

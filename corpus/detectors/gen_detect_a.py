@@ -1,0 +1,545 @@
+#!/usr/bin/env python3
+"""Write the fixtures of grep-tail-pivot, noisy-search, false-crash-alarm,
+self-correction and polling-timeout.
+
+Each scenario is a small, realistic session written once as a list of steps and
+rendered in two on-disk formats: a Claude Code project log (`-claude.jsonl`) and a
+Codex CLI rollout (`-codex.jsonl`). `pos-*` sessions must make their directory's
+detector fire, `neg-*` sessions are near misses it must ignore.
+
+Run from the repository root: python3 corpus/detectors/gen_detect_a.py
+The outputs are committed; rerunning must reproduce them byte for byte.
+"""
+
+import json
+import os
+import uuid
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+
+# --------------------------------------------------------------------------- content
+
+
+def server_args_dump(ts="2026-02-27 11:05:12"):
+    """One SGLang-style log line holding the whole ServerArgs repr (~14 KB)."""
+    keys = [
+        "model_path='/models/kimi-k2.5'", "tokenizer_path='/models/kimi-k2.5'", "tp_size=8", "dp_size=1",
+        "enable_flashinfer_allreduce_fusion=True", "disable_cuda_graph=False", "mem_fraction_static=0.88",
+        "speculative_algorithm='EAGLE3'", "speculative_num_steps=3", "log_level='info'",
+        "attention_backend='flashinfer'", "allow_auto_truncate=False", "on_failed_request='abort'",
+        "watchdog_timeout=300", "error_on_unknown_args=False",
+    ]
+    filler = [f"option_{i}={'None' if i % 3 else 'False'}" for i in range(520)]
+    return f"[{ts}] server_args=ServerArgs(" + ", ".join(keys + filler) + ")"
+
+
+def minified_bundle_line():
+    body = ";".join(f"var a{i}=function(e){{return e.k{i}||window.cfg.apiBaseUrl+'/v{i}'}}" for i in range(300))
+    return "dist/assets/index-4f9c2a.js:1:" + body
+
+
+def log_lines(prefix, n, fmt):
+    return "\n".join(f"{prefix}{fmt(i)}" for i in range(n))
+
+
+LOG = "/data/runs/logs/exp_1b_fewchan.log"
+HOST = "root@10.20.0.7"
+
+# --------------------------------------------------------------------------- writers
+
+T0 = 1_772_190_000  # 2026-02-27T11:00:00Z
+
+
+def iso(t):
+    import datetime
+
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def stable_uuid(*parts):
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, "/".join(str(p) for p in parts)))
+
+
+def claude_session(name, steps, cwd="/home/dana/src/inference"):
+    sid = stable_uuid("claude", name)
+    lines = []
+    parent = None
+    t = T0
+    n = 0
+
+    def rec(kind, message, **extra):
+        nonlocal parent, t, n
+        n += 1
+        t += 7
+        u = stable_uuid(name, n)
+        r = {
+            "parentUuid": parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": cwd,
+            "sessionId": sid,
+            "version": "2.1.30",
+            "gitBranch": "main",
+            "type": kind,
+            "message": message,
+            "uuid": u,
+            "timestamp": iso(t),
+        }
+        r.update(extra)
+        parent = u
+        lines.append(r)
+
+    for si, step in enumerate(steps):
+        if step["role"] == "user":
+            rec("user", {"role": "user", "content": step["text"]})
+            continue
+        mid = f"msg_{stable_uuid(name, 'm', si).replace('-', '')[:24]}"
+        blocks = []
+        if step.get("text"):
+            blocks.append({"type": "text", "text": step["text"]})
+        calls = step.get("calls", [])
+        for ci, c in enumerate(calls):
+            tid = f"toolu_{stable_uuid(name, si, ci).replace('-', '')[:24]}"
+            c["_id"] = tid
+            if "cmd" in c:
+                inp = {"command": c["cmd"], "description": c.get("desc", "Run command")}
+                if c.get("timeout_ms"):
+                    inp["timeout"] = c["timeout_ms"]
+                blocks.append({"type": "tool_use", "id": tid, "name": "Bash", "input": inp})
+            else:
+                blocks.append({"type": "tool_use", "id": tid, "name": c["tool"], "input": c["input"]})
+        for b in blocks:
+            rec(
+                "assistant",
+                {
+                    "model": "claude-opus-4-5-20251101",
+                    "id": mid,
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [b],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 10, "output_tokens": 40},
+                },
+                requestId=f"req_{mid[4:20]}",
+            )
+        for c in calls:
+            out = c.get("out", "")
+            exit_code = c.get("exit", 0)
+            if c.get("timeout"):
+                content = f"{out}\nCommand timed out after {c['timeout']}" if out else f"Command timed out after {c['timeout']}"
+                content = f"Exit code 143\n{content}"
+                block = {"type": "tool_result", "tool_use_id": c["_id"], "content": content, "is_error": True}
+                tur = f"Error: {content}"
+            elif "cmd" in c and exit_code:
+                content = f"Exit code {exit_code}\n{out}"
+                block = {"type": "tool_result", "tool_use_id": c["_id"], "content": content, "is_error": True}
+                tur = f"Error: {content}"
+            else:
+                block = {"type": "tool_result", "tool_use_id": c["_id"], "content": out}
+                tur = {"stdout": out, "stderr": "", "interrupted": False, "isImage": False} if "cmd" in c else {"type": "text"}
+            rec("user", {"role": "user", "content": [block]}, toolUseResult=tur)
+    return lines
+
+
+def codex_session(name, steps, cwd="/home/dana/src/inference"):
+    sid = stable_uuid("codex", name)
+    lines = []
+    t = T0
+
+    def env(kind, payload):
+        nonlocal t
+        t += 3
+        lines.append({"timestamp": iso(t), "type": kind, "payload": payload})
+
+    env(
+        "session_meta",
+        {
+            "id": sid,
+            "timestamp": iso(T0),
+            "cwd": cwd,
+            "originator": "codex_cli_rs",
+            "cli_version": "0.98.0",
+            "source": "cli",
+            "model_provider": "openai",
+        },
+    )
+    env("turn_context", {"cwd": cwd, "approval_policy": "on-request", "model": "gpt-5.1-codex", "effort": "medium"})
+    n = 0
+    for step in steps:
+        if step["role"] == "user":
+            env("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": step["text"]}]})
+            env("event_msg", {"type": "user_message", "message": step["text"], "images": []})
+            continue
+        if step.get("text"):
+            env(
+                "response_item",
+                {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": step["text"]}]},
+            )
+        calls = step.get("calls", [])
+        for c in calls:
+            n += 1
+            cid = f"call_{stable_uuid(name, 'c', n).replace('-', '')[:20]}"
+            c["_cid"] = cid
+            if "cmd" not in c:
+                raise ValueError(f"{name}: Codex has no {c['tool']} tool; give the scenario a codex_calls override")
+            if c.get("exec"):
+                args = {"cmd": c["cmd"], "workdir": cwd, "yield_time_ms": 10000}
+                env("response_item", {"type": "function_call", "name": "exec_command", "arguments": json.dumps(args), "call_id": cid})
+            else:
+                args = {"command": ["bash", "-lc", c["cmd"]], "workdir": cwd, "timeout_ms": c.get("timeout_ms", 120000)}
+                env("response_item", {"type": "function_call", "name": "shell", "arguments": json.dumps(args), "call_id": cid})
+        for c in calls:
+            out = c.get("out", "")
+            code = c.get("exit", 0)
+            if c.get("timeout"):
+                code = 124
+                out = f"command timed out after {c.get('timeout_ms', 600000)} milliseconds\n{out}"
+            if c.get("exec"):
+                text = f"Chunk ID: {c['_cid'][5:9]}\nWall time: 1.2 seconds\nProcess exited with code {code}\nOriginal token count: {len(out) // 4}\nOutput:\n{out}"
+                env("response_item", {"type": "function_call_output", "call_id": c["_cid"], "output": text})
+            else:
+                body = json.dumps({"output": out, "metadata": {"exit_code": code, "duration_seconds": 1.5}})
+                env("response_item", {"type": "function_call_output", "call_id": c["_cid"], "output": body})
+    return lines
+
+
+def write(detector, name, steps, formats=("claude", "codex"), codex_steps=None):
+    d = os.path.join(ROOT, detector)
+    os.makedirs(d, exist_ok=True)
+    for fmt in formats:
+        import copy
+
+        s = copy.deepcopy(codex_steps if (fmt == "codex" and codex_steps is not None) else steps)
+        lines = claude_session(f"{detector}/{name}", s) if fmt == "claude" else codex_session(f"{detector}/{name}", s)
+        with open(os.path.join(d, f"{name}-{fmt}.jsonl"), "w") as f:
+            for line in lines:
+                f.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+
+def U(text):
+    return {"role": "user", "text": text}
+
+
+def A(text="", *calls):
+    return {"role": "assistant", "text": text, "calls": list(calls)}
+
+
+def sh(cmd, out="", exit=0, **kw):
+    c = {"cmd": cmd, "out": out, "exit": exit}
+    c.update(kw)
+    return c
+
+
+def tool(name, inp, out=""):
+    return {"tool": name, "input": inp, "out": out}
+
+
+# --------------------------------------------------------------------------- scenarios
+
+LOADING_TAIL = "\n".join(
+    [f"[2026-02-27 11:17:29 TP{i}] Using CompressedTensorsWNA16MarlinMoEMethod" for i in (7, 6, 4)]
+    + ["Loading safetensors checkpoint shards:   0% Completed | 0/64 [00:00<?, ?it/s]"]
+    + ["Loading safetensors checkpoint shards:   2% Completed | 1/64 [00:00<00:36, 1.75it/s]"]
+    + ["Loading safetensors checkpoint shards:   3% Completed | 2/64 [00:01<00:33, 1.83it/s]"]
+)
+IMPORT_WARNINGS = "\n".join(
+    [
+        "[2026-02-27 11:06:40 TP3] Exception ignored in import of flashinfer.comm.trtllm_ar: ImportError('libnvshmem.so.3')",
+        "[2026-02-27 11:06:40 TP5] Exception ignored in import of flashinfer.comm.trtllm_ar: ImportError('libnvshmem.so.3')",
+    ]
+)
+WAIT_LOOP_CRASH_CHECK = (
+    "for i in $(seq 1 60); do\n"
+    "  if curl -s localhost:30000/health >/dev/null 2>&1; then echo \"READY after $i\"; break; fi\n"
+    f"  if ssh {HOST} 'grep -q \"Exception\\|Error\" {LOG}'; then echo CRASHED; ssh {HOST} 'grep \"Exception\" {LOG} | tail -5'; break; fi\n"
+    "  sleep 20\n"
+    "done"
+)
+CORRECTED_WAIT = (
+    "for i in $(seq 1 60); do\n"
+    "  if curl -s localhost:30000/health >/dev/null 2>&1; then echo \"READY after $i\"; exit 0; fi\n"
+    "  echo \"waiting ($i/60)\"\n"
+    "  sleep 25\n"
+    "done\n"
+    "echo \"Timed out after $i attempts\""
+)
+
+
+def grep_tail_pivot():
+    dump = server_args_dump()
+    steps = [
+        U("The fewchan+fusion server never came up. What happened?"),
+        A(
+            "Let me look for errors in the server log.",
+            sh(f"ssh {HOST} 'grep -i \"exception\\|error\\|failed\\|allreduce\" {LOG} | head -20'", dump + "\n" + IMPORT_WARNINGS),
+        ),
+        A(
+            "The output is too long — that's just the ServerArgs dump. Let me read the end of the log instead.",
+            sh(f"ssh {HOST} 'tail -50 {LOG}' 2>&1", LOADING_TAIL),
+        ),
+        A("The log ends in checkpoint loading: it is still loading the 64 shards."),
+    ]
+    write("grep-tail-pivot", "pos-swamped-log", steps)
+
+    # A search the tool truncated, then a read of the same log by position.
+    many = log_lines("", 2600, lambda i: f"{i + 1}:2026-03-04T10:{i % 60:02d}:00Z WARN worker-3 retry scheduled (attempt {i % 7})")
+    truncated_claude = "\n".join(many.split("\n")[:150]) + "\n\n... [2300 lines truncated] ..."
+    truncated_codex = "\n".join(many.split("\n")[:128]) + "\n[... omitted 2344 of 2600 lines ...]\n\n" + "\n".join(many.split("\n")[-128:])
+    claude = [
+        U("Why did the deploy worker stop processing around 10:40?"),
+        A("", sh("grep -n 'retry\\|ERROR' logs/worker.log", truncated_claude)),
+        A(
+            "Too much noise from retry warnings. The end of the file shows where it stopped.",
+            tool("Read", {"file_path": "/home/dana/src/inference/logs/worker.log", "offset": 2560, "limit": 60},
+                 "  2560→2026-03-04T10:40:02Z INFO worker-3 draining queue\n  2561→2026-03-04T10:40:03Z INFO worker-3 stopped"),
+        ),
+    ]
+    codex = [
+        U("Why did the api service stop answering around 10:40?"),
+        A("", sh("journalctl -u api --no-pager | grep -i 'retry\\|error'", truncated_codex, exec=True)),
+        A("", sh("journalctl -u api --no-pager -n 60", "Mar 04 10:40:02 gpu1 api[811]: draining queue\nMar 04 10:40:03 gpu1 api[811]: stopped", exec=True)),
+    ]
+    write("grep-tail-pivot", "pos-truncated-then-offset", claude, formats=("claude",))
+    write("grep-tail-pivot", "pos-truncated-journal", codex, formats=("codex",), codex_steps=codex)
+
+    # Near misses.
+    steps = [
+        U("Where is the date parsing done?"),
+        A("", sh("grep -n 'def parse_date' src/ledger/dates.py", "48:def parse_date(value: str, tz: str = 'UTC') -> date:")),
+        A("", sh("sed -n '40,80p' src/ledger/dates.py", "def parse_date(value: str, tz: str = 'UTC') -> date:\n    ...")),
+        A("Now the test log.", sh("tail -20 logs/test.log", "collected 26 items\n26 passed in 6.02s")),
+    ]
+    write("grep-tail-pivot", "neg-grep-answered", steps)
+    steps = [
+        U("Did the nightly job finish?"),
+        A("", sh("grep -c ERROR logs/nightly.log", "0", exit=0)),
+        A("No errors. Let me look at the end.", sh("tail -30 logs/nightly.log", "2026-03-04 03:12:10 done: 1200 rows")),
+    ]
+    write("grep-tail-pivot", "neg-short-answer", steps)
+    steps = [
+        U("Is the server log clean?"),
+        A("", sh(f"grep -i traceback {LOG}", "", exit=1)),
+        A("No tracebacks. Let me see where it is.", sh(f"tail -50 {LOG}", LOADING_TAIL)),
+    ]
+    write("grep-tail-pivot", "neg-empty-grep", steps)
+    steps = [
+        U("Check the startup log."),
+        A("This is a long log; let me read its end.", sh(f"tail -50 {LOG}", LOADING_TAIL)),
+        A("", sh(f"grep -i 'error' {LOG} | head -20", dump)),
+        A("The grep output is too long — just the ServerArgs dump. Let me check the other node's log.", sh("tail -50 /data/runs/logs/node2.log", "ok")),
+    ]
+    write("grep-tail-pivot", "neg-tail-first-and-other-file", steps)
+    big = log_lines("", 300, lambda i: f"{1000 + 9 * i}:    def handler_{i}(self, request):")
+    steps = [
+        U("Find the payment handler."),
+        A("", sh("grep -n 'def handler_' src/api/handlers.py", big)),
+        A("", sh("sed -n '2035,2075p' src/api/handlers.py", "    def handler_115(self, request):\n        ...")),
+    ]
+    write("grep-tail-pivot", "neg-long-grep-read-at-match", steps)
+
+
+def noisy_search():
+    dump = server_args_dump()
+    steps = [
+        U("The server crashed during load, find the error."),
+        A(
+            "",
+            sh(f"ssh {HOST} 'grep -A5 \"Traceback\\|Exception\\|NCCL error\\|RuntimeError\" {LOG} | tail -30'", dump + "\n" + IMPORT_WARNINGS),
+        ),
+        A("That only matched the config line and import warnings."),
+    ]
+    write("noisy-search", "pos-serverargs-dump", steps)
+    steps = [
+        U("Where does the frontend get the API base URL from?"),
+        A("", sh("grep -rn 'apiBaseUrl' dist/ src/", minified_bundle_line() + "\nsrc/config.ts:4:export const apiBaseUrl = import.meta.env.VITE_API;")),
+        A("The match in src/config.ts is the source; the dist bundle is minified."),
+    ]
+    write("noisy-search", "pos-minified-bundle", steps)
+    todo = log_lines("src/", 200, lambda i: f"mod{i % 40}.py:{i + 3}: # TODO handle timeout {i}")
+    claude = [U("How many TODOs are left?"), A("", sh("grep -rn TODO src", todo + "\n\n... [3120 lines truncated] ..."))]
+    codex = [U("How many TODOs are left?"), A("", sh("rg -n TODO src", todo[:5000] + "\n[... omitted 3200 of 3320 lines ...]\n\n" + todo[-2000:]))]
+    write("noisy-search", "pos-truncated", claude, codex_steps=codex)
+    claude = [
+        U("Is the version pinned in the notebook?"),
+        A("", tool("Grep", {"pattern": "image/png", "path": "/home/dana/src/inference/notebooks/eval.ipynb", "output_mode": "content"},
+                  '      "image/png": "' + "iVBORw0KGgoAAAANSUhEUgAAA" * 200 + '",')),
+    ]
+    write("noisy-search", "pos-base64-grep-tool", claude, formats=("claude",))
+
+    # Near misses.
+    many = log_lines("", 220, lambda i: f"{i + 10}:2026-03-04 10:{i % 60:02d}:01 ERROR upstream timeout (pool=default)")
+    write("noisy-search", "neg-long-but-readable", [U("How often does the upstream time out?"), A("", sh("grep -n 'ERROR' logs/app.log", many))])
+    procs = "\n".join(
+        f"root {4000 + i} 98.0 2.1 python -m sglang.launch_server " + " ".join(f"--opt-{k} {k}" for k in range(300))
+        for i in range(2)
+    )
+    write("noisy-search", "neg-ps-grep", [U("Is the server process still there?"), A("", sh("ps aux | grep sglang", procs))])
+    cut = log_lines("", 20, lambda i: f"[2026-02-27 11:05:12] server_args=ServerArgs(model_path='/models/kimi-k2.5', tokenizer_path='/mo")
+    write("noisy-search", "neg-cut-long-lines", [U("Find the args line."), A("", sh(f"grep ServerArgs {LOG} | cut -c1-120", cut))])
+    write(
+        "noisy-search",
+        "neg-loop-probe",
+        [U("Wait for it."), A("", sh(f"for i in 1 2 3; do grep -c 'fired up' {LOG}; sleep 10; done", dump))],
+    )
+
+
+def false_crash_alarm():
+    steps = [
+        U("Launch the fewchan+fusion experiment and tell me when it is up."),
+        A(
+            "Launching with NCCL_MIN_NCHANNELS=1 and the fusion patch.",
+            sh(f"ssh {HOST} 'cd /data/runs && NCCL_MIN_NCHANNELS=1 nohup python -m sglang.launch_server --tp 8 > {LOG} 2>&1 &'", ""),
+        ),
+        A("Waiting for the server.", sh(WAIT_LOOP_CRASH_CHECK, "CRASHED\n" + IMPORT_WARNINGS)),
+        A("The server crashed during model loading. Let me look for the error.", sh(f"ssh {HOST} 'grep -i error {LOG} | head -20'", server_args_dump())),
+        A("That's just the ServerArgs dump.", sh(f"ssh {HOST} 'tail -50 {LOG}'", LOADING_TAIL)),
+        A("It's still loading! It didn't crash — my crash check matched 'Exception' in the import warnings, not an actual error."),
+    ]
+    write("false-crash-alarm", "pos-crash-grep-still-loading", steps)
+    steps = [
+        U("Start the api stack and run the smoke test."),
+        A("", sh("docker compose up -d api", " Container api  Started")),
+        A("", sh("curl -s localhost:8080/health", "curl: (7) Failed to connect to localhost port 8080: Connection refused", exit=7)),
+        A("The API server crashed on startup. Let me see its logs.", sh("docker logs api --tail 5", "Running migrations 40/120\nRunning migrations 41/120")),
+        A("", sh("docker logs api --tail 2", "Running migrations 119/120\nRunning migrations 120/120")),
+    ]
+    write("false-crash-alarm", "pos-stated-crash-then-progress", steps)
+    steps = [
+        U("Restart the indexer and check it."),
+        A("", sh("systemctl restart indexer", "")),
+        A("", sh("systemctl is-active indexer || echo 'indexer DIED'", "activating\nindexer DIED", exit=0)),
+        A("", sh("sleep 30; systemctl is-active indexer; journalctl -u indexer -n 3 --no-pager", "active\nMar 04 10:01:09 gpu1 indexer[9911]: Listening on 0.0.0.0:7700")),
+    ]
+    write("false-crash-alarm", "pos-check-alarm-then-ready", steps)
+
+    # Near misses.
+    steps = [
+        U("Launch the run."),
+        A("", sh(f"nohup python train.py --batch 64 > logs/train.log 2>&1 &", "")),
+        A("", sh("for i in $(seq 1 30); do grep -q 'step 1/' logs/train.log && echo READY && break; grep -q Traceback logs/train.log && echo CRASHED && break; sleep 10; done", "CRASHED")),
+        A("It crashed. Let me see why.", sh("tail -8 logs/train.log", "Traceback (most recent call last):\n  File \"train.py\", line 88, in <module>\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")),
+        A("It crashed with CUDA OOM at batch 64. Relaunching with batch 32.", sh("nohup python train.py --batch 32 > logs/train.log 2>&1 &", "")),
+        A("", sh("sleep 60; grep -m1 'step 1/' logs/train.log", "step 1/5000 loss=2.31")),
+        A("The server is up now and training."),
+    ]
+    write("false-crash-alarm", "neg-confirmed-crash", steps)
+    steps = [
+        U("Bring the server up."),
+        A("", sh("nohup ./serve.sh > serve.log 2>&1 &", "")),
+        A("", sh("for i in $(seq 1 10); do curl -sf localhost:9000/health && echo ' READY' && break || echo FAIL; sleep 5; done", "FAIL\nFAIL\nFAIL\nFAIL\n{\"status\":\"ok\"} READY")),
+    ]
+    write("false-crash-alarm", "neg-per-attempt-status", steps)
+    steps = [
+        U("Is the server alive?"),
+        A("Let me check whether the server crashed.", sh("curl -s localhost:30000/health", "{\"status\": \"ok\"}")),
+        A("It is up."),
+    ]
+    write("false-crash-alarm", "neg-hedged-question", steps)
+
+
+def self_correction():
+    steps = [
+        U("Launch it and wait."),
+        A("", sh(WAIT_LOOP_CRASH_CHECK, "CRASHED\n" + IMPORT_WARNINGS)),
+        A("The server crashed. Let me find the traceback.", sh(f"ssh {HOST} 'tail -50 {LOG}'", LOADING_TAIL)),
+        A("It's still loading! It didn't crash — my 'crash detection' grep matched 'Exception' in the import error lines, not in an actual error. Let me wait for it properly."),
+        A("To sum up: the crash detection was a false positive; the server is loading checkpoint shards."),
+    ]
+    write("self-correction", "pos-crash-retraction", steps)
+    steps = [
+        U("Why does test_balance_rollover fail on CI only?"),
+        A("The conversion to local time happens in `parse()`, so CI's UTC clock shifts the date."),
+        U("parse() doesn't touch timezones, look again."),
+        A("You're right, I was wrong: `parse()` keeps UTC; the shift happens in `serialize()`, which uses the machine's local zone.", sh("grep -n 'astimezone' src/ledger/serialize.py", "31:    return value.astimezone().isoformat()")),
+    ]
+    write("self-correction", "pos-admission", steps)
+    steps = [
+        U("The webhook retries too fast, find out why."),
+        A("The retry storm comes from `deliver()` ignoring `retry_after`."),
+        A("", sh("sed -n '40,75p' worker/deliver.py", "    def run(self):\n        attempt = 0")),
+        A("I misread the code earlier: `deliver()` honours `retry_after`; the bug is that `run()` resets `attempt` to 0 for every job."),
+    ]
+    write("self-correction", "pos-misread", steps)
+
+    # Near misses.
+    steps = [
+        U("Add the rollover fix."),
+        A("Done. Actually, let's also add a regression test for the month boundary."),
+        U("The config is in the repo root, right?"),
+        A("Actually, the config is loaded from ~/.config/ledger, not from the repo root as you said."),
+    ]
+    write("self-correction", "neg-actually-and-user-correction", steps)
+    steps = [
+        U("Launch and wait."),
+        A("", sh("nohup ./serve.sh > serve.log 2>&1 &", "")),
+        A("The server is still loading, let me wait.", sh("sleep 60; tail -2 serve.log", "Loading weights 40%")),
+    ]
+    write("self-correction", "neg-still-loading-no-claim", steps)
+    steps = [
+        U("Run it again with the fix."),
+        A("", sh("for i in $(seq 1 20); do grep -q Traceback run.log && echo CRASHED && break; sleep 5; done", "CRASHED")),
+        A("It crashed with the same NCCL error. Applying the fix and relaunching.", sh("nohup python run.py > run.log 2>&1 &", "")),
+        A("", sh("sleep 120; tail -3 run.log", "step 200/1000")),
+        A("It didn't crash this time — the fix works."),
+    ]
+    write("self-correction", "neg-didnt-crash-this-time", steps)
+    steps = [
+        U("Write a postmortem template."),
+        A("Here is the template:\n\n```markdown\n## What I was wrong about\nI was wrong about ...\n```\n\n> I was mistaken when ... (example line)"),
+        A("If I was wrong about the port, the next curl will fail.", sh("curl -s localhost:8000/health", "ok")),
+    ]
+    write("self-correction", "neg-quoted-and-hedged", steps)
+
+
+def polling_timeout():
+    progress = "\n".join(f"waiting ({i}/60)" for i in range(1, 24))
+    claude = [
+        U("Wait for the server."),
+        A("It's still loading. Let me wait for it properly.", sh(CORRECTED_WAIT, progress, timeout="10m 0.0s", timeout_ms=600000)),
+    ]
+    write("polling-timeout", "pos-tool-time-limit", claude)
+    steps = [
+        U("Wait for the server."),
+        A("", sh(CORRECTED_WAIT.replace("seq 1 60", "seq 1 23"), "\n".join(f"waiting ({i}/60)" for i in range(1, 24)) + "\nTimed out after 23 attempts")),
+    ]
+    write("polling-timeout", "pos-gave-up-message", steps)
+    steps = [
+        U("Roll out the new api image."),
+        A("", sh("kubectl rollout restart deploy/api", "deployment.apps/api restarted")),
+        A("", sh("kubectl wait --for=condition=ready pod -l app=api --timeout=120s", "error: timed out waiting for the condition on pods/api-7d9f6c5b8-x2xkq", exit=1)),
+    ]
+    write("polling-timeout", "pos-kubectl-wait", steps)
+    steps = [
+        U("Wait until the port is open."),
+        A("", sh("for i in 1 2 3 4 5 6 7 8 9 10; do nc -z localhost 5432 && echo UP && break; sleep 3; done", "")),
+    ]
+    write("polling-timeout", "pos-counted-loop-no-success", steps)
+
+    # Near misses.
+    steps = [
+        U("Wait for the server."),
+        A("", sh(CORRECTED_WAIT, "\n".join(f"waiting ({i}/60)" for i in range(1, 12)) + "\nREADY after 12")),
+    ]
+    write("polling-timeout", "neg-poll-succeeded", steps)
+    steps = [U("Wait for the server."), A("", sh(WAIT_LOOP_CRASH_CHECK, "CRASHED\n" + IMPORT_WARNINGS))]
+    write("polling-timeout", "neg-stopped-on-alarm", steps)
+    steps = [
+        U("Benchmark it three times."),
+        A("", sh("for i in 1 2 3; do python bench.py --batch 32; sleep 5; done", "run 1: 812 tok/s\nrun 2: 809 tok/s", timeout="2m 0.0s", timeout_ms=120000)),
+        A("", sh("cargo build --release", "   Compiling tantivy v0.27.0", timeout="2m 0.0s", timeout_ms=120000)),
+    ]
+    write("polling-timeout", "neg-no-probe", steps)
+    steps = [
+        U("Wait for the db."),
+        A("", sh("until pg_isready -h localhost; do echo 'not ready yet, waiting'; sleep 2; done; echo 'db is up'", "not ready yet, waiting\nnot ready yet, waiting\ndb is up")),
+    ]
+    write("polling-timeout", "neg-status-each-attempt", steps)
+
+
+if __name__ == "__main__":
+    grep_tail_pivot()
+    noisy_search()
+    false_crash_alarm()
+    self_correction()
+    polling_timeout()
