@@ -337,6 +337,13 @@ def grep_tail_pivot():
         A("", sh("sed -n '2035,2075p' src/api/handlers.py", "    def handler_115(self, request):\n        ...")),
     ]
     write("grep-tail-pivot", "neg-long-grep-read-at-match", steps)
+    listing = log_lines("", 260, lambda i: f"src/worker/mod{i % 12}.py:{10 + i}:        delay = backoff(attempt, base={i})")
+    steps = [
+        U("Where is the backoff applied?"),
+        A("", sh("grep -rn 'backoff(' src/worker/", listing)),
+        A("mod3.py calls it most; let me read its top.", sh("head -60 src/worker/mod3.py", "import time\nfrom .backoff import backoff")),
+    ]
+    write("grep-tail-pivot", "neg-folder-search-then-head", steps)
 
 
 def noisy_search():
@@ -436,6 +443,23 @@ def false_crash_alarm():
         A("It is up."),
     ]
     write("false-crash-alarm", "neg-hedged-question", steps)
+    claude = [
+        U("Start the app."),
+        A("", sh("nohup uvicorn app:main --port 8000 > app.log 2>&1 &", "")),
+        A("The server crashed on startup: ModuleNotFoundError for `orjson`.", sh("tail -3 app.log", "ModuleNotFoundError: No module named 'orjson'")),
+        A("Adding the dependency.", tool("Edit", {"file_path": "/home/dana/src/inference/requirements.txt", "old_string": "fastapi", "new_string": "fastapi\norjson"}, "ok")),
+        A("", sh("pip install orjson && timeout 15 uvicorn app:main --port 8000", "Successfully installed orjson-3.10.7\nINFO:     Uvicorn running on http://127.0.0.1:8000")),
+        A("The server is up now."),
+    ]
+    codex = [
+        U("Start the app."),
+        A("", sh("nohup uvicorn app:main --port 8000 > app.log 2>&1 &", "")),
+        A("The server crashed on startup: ModuleNotFoundError for `orjson`.", sh("tail -3 app.log", "ModuleNotFoundError: No module named 'orjson'")),
+        A("Adding the dependency.", sh("echo orjson >> requirements.txt && pip install orjson", "Successfully installed orjson-3.10.7")),
+        A("", sh("timeout 15 uvicorn app:main --port 8000", "INFO:     Uvicorn running on http://127.0.0.1:8000")),
+        A("The server is up now."),
+    ]
+    write("false-crash-alarm", "neg-up-after-a-fix", claude, codex_steps=codex)
 
 
 def self_correction():
@@ -535,6 +559,11 @@ def polling_timeout():
         A("", sh("until pg_isready -h localhost; do echo 'not ready yet, waiting'; sleep 2; done; echo 'db is up'", "not ready yet, waiting\nnot ready yet, waiting\ndb is up")),
     ]
     write("polling-timeout", "neg-status-each-attempt", steps)
+    steps = [
+        U("Keep an eye on GPU use while the benchmark runs."),
+        A("", sh("while true; do nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader; sleep 5; done", "97 %\n98 %\n96 %", timeout="2m 0.0s", timeout_ms=120000)),
+    ]
+    write("polling-timeout", "neg-monitor-loop", steps)
 
 
 if __name__ == "__main__":

@@ -51,7 +51,10 @@ keywords).
 
 - An alarm that later evidence confirms (a traceback, an OOM or `Killed`, a non-zero
   exit) and that is never retracted.
-- "It's up" after a relaunch, restart or kill: that is a new process.
+- "It's up" after a relaunch, restart or kill: that is a new process. Likewise a
+  process seen up or progressing only after the session changed something (an edit, the
+  app run in the foreground): only probes and log reads between the alarm and the
+  evidence count, while an explicit retraction always does.
 - A status printed on every attempt of a wait loop ("FAIL", "not ready") — a poll
   waiting, not a verdict — and hedged statements ("if it crashed…", "did it crash?").
 "#;
@@ -83,6 +86,7 @@ fn restates_earlier(msgs: &[Message], i: usize) -> bool {
 fn settle(msgs: &[Message], i: usize, support: &mut Vec<u32>) -> Option<Settled> {
     let mut confirmed = liveness::confirmation(&msgs[i]).is_some();
     let mut last_progress = liveness::progress(&msgs[i]);
+    let mut changed = false;
     for (pos, n) in msgs.iter().enumerate().skip(i + 1).take(AHEAD) {
         if n.role != Role::Assistant {
             continue;
@@ -102,7 +106,12 @@ fn settle(msgs: &[Message], i: usize, support: &mut Vec<u32>) -> Option<Settled>
         if liveness::confirmation(n).is_some() || liveness::crash_cause_stated(&n.text) {
             confirmed = true;
         }
-        if confirmed {
+        // Once the session changed or ran something (a fix, the app in the foreground),
+        // a process seen up afterwards proves nothing about the alarm.
+        if !liveness::only_observes(n) {
+            changed = true;
+        }
+        if confirmed || changed {
             continue;
         }
         if let Some(line) = liveness::ready_line(n) {
@@ -237,6 +246,22 @@ mod tests {
             msg(2, "", Some(("tail -20 /x.log", "Traceback (most recent call last):\n  ...\ntorch.OutOfMemoryError"))),
             msg(3, "", Some(("tail -2 /x.log", "Loading shards: 50% Completed | 32/64"))),
             msg(4, "", Some(("curl -s localhost:30000/health", "{\"status\": \"ok\"}"))),
+        ];
+        assert!(run(&msgs).is_empty());
+    }
+
+    #[test]
+    fn ready_after_a_fix_proves_nothing() {
+        let msgs = vec![
+            msg(1, "The server crashed on the missing import.", None),
+            Message {
+                idx: 2,
+                role: Role::Assistant,
+                calls: vec![Call { name: "Edit".into(), ..Call::default() }],
+                ..Message::default()
+            },
+            msg(3, "", Some(("timeout 20 python app.py", "Uvicorn running on http://0.0.0.0:8000"))),
+            msg(4, "", Some(("curl -s localhost:8000/health", "{\"status\": \"ok\"}"))),
         ];
         assert!(run(&msgs).is_empty());
     }

@@ -51,6 +51,9 @@ dump, cut long lines) and where time went.
 - A read that starts at a line the search reported (`grep -n` then `sed -n '200,260p'`
   around the match): the read follows the search's answer.
 - A search with no match: an empty result is an answer.
+- Reading one of the files a long recursive search listed: the search answered
+  "where", and the read follows it (a folder search counts only when swamped,
+  truncated or dismissed).
 - A `tail` that is the first look at a file, and a second `tail` of a file already
   read by position (only the first read after the search is the pivot).
 - Searches and reads inside a polling loop.
@@ -143,12 +146,15 @@ fn failed_searches(msgs: &[Message], i: usize, read: &PositionalRead) -> Vec<Fai
                 if s.in_loop || !s.targets.iter().any(|t| t.covers(&read.target, out)) {
                     continue;
                 }
+                // A folder search that lists many matches answered "where"; reading one
+                // of the files it named is following it, not working around it.
+                let whole_file = s.targets.iter().any(|t| t.same(&read.target));
                 let shape = Shape::of(out);
                 let why = if s.sole && shape.swamped() {
                     Some(Why::Swamped(shape.swamp_phrase()))
                 } else if s.sole && shape.truncated.is_some() {
                     Some(Why::Truncated)
-                } else if s.sole && shape.very_long() {
+                } else if s.sole && whole_file && shape.very_long() {
                     Some(Why::VeryLong { bytes: shape.bytes, lines: shape.lines })
                 } else {
                     said.clone().map(Why::Said)
@@ -305,6 +311,14 @@ mod tests {
             msg(1, "", Some(("grep -n 'def ' big.py", &out))),
             msg(2, "", Some(("sed -n '1400,1460p' big.py", "..."))),
         ];
+        assert!(run(&msgs).is_empty());
+    }
+
+    #[test]
+    fn reading_a_file_a_long_folder_search_named_is_following_it() {
+        let out: String = (0..300).map(|i| format!("src/mod{}.py:{i}: retry = backoff(i)\n", i % 9)).collect();
+        let msgs =
+            vec![msg(1, "", Some(("grep -rn backoff src/", &out))), msg(2, "", Some(("head -40 src/mod3.py", "...")))];
         assert!(run(&msgs).is_empty());
     }
 

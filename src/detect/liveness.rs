@@ -237,6 +237,103 @@ pub fn progress(m: &Message) -> Option<(String, f64)> {
     last
 }
 
+/// Programs that only look at a process, a log or an endpoint.
+const OBSERVERS: &[&str] = &[
+    "sleep",
+    "echo",
+    "printf",
+    "cat",
+    "tac",
+    "nl",
+    "head",
+    "tail",
+    "less",
+    "more",
+    "grep",
+    "egrep",
+    "fgrep",
+    "zgrep",
+    "rg",
+    "awk",
+    "wc",
+    "sort",
+    "uniq",
+    "cut",
+    "tr",
+    "ls",
+    "stat",
+    "date",
+    "true",
+    "false",
+    ":",
+    "test",
+    "[",
+    "[[",
+    "curl",
+    "wget",
+    "nc",
+    "ncat",
+    "ss",
+    "netstat",
+    "lsof",
+    "pgrep",
+    "pidof",
+    "ps",
+    "top",
+    "free",
+    "df",
+    "du",
+    "nvidia-smi",
+    "journalctl",
+    "jq",
+    "seq",
+    "break",
+    "continue",
+    "cd",
+    "uptime",
+    "dmesg",
+    "pg_isready",
+    "redis-cli",
+    "watch",
+    "timeout",
+];
+/// Tools that only read.
+const LOOKING_TOOLS: &[&str] = &[
+    "read",
+    "read_file",
+    "view",
+    "grep",
+    "glob",
+    "ls",
+    "list_dir",
+    "bashoutput",
+    "todowrite",
+    "todoread",
+    "update_plan",
+];
+
+/// Every call of the message only looks (probes, reads logs): what it shows is the
+/// process as it was, not the result of something the message changed or ran.
+pub fn only_observes(m: &Message) -> bool {
+    m.calls.iter().all(|call| {
+        let Some(script) = searches::script(call) else {
+            return LOOKING_TOOLS.contains(&call.name.to_ascii_lowercase().as_str());
+        };
+        script.commands.iter().all(|c| {
+            let sub = c.positionals().first().copied().unwrap_or("");
+            match c.name() {
+                "sed" => !c.has_flag(Some('i'), Some("in-place")),
+                "docker" | "podman" => matches!(sub, "logs" | "ps" | "inspect" | "stats" | "top"),
+                "kubectl" | "oc" => matches!(sub, "get" | "logs" | "describe" | "top" | "wait"),
+                "systemctl" | "service" => {
+                    matches!(sub, "status" | "is-active" | "is-failed" | "show" | "list-units") || c.args.len() == 2
+                }
+                name => OBSERVERS.contains(&name),
+            }
+        })
+    })
+}
+
 /// The message starts, restarts or kills a process: what it says afterwards about "the
 /// server" is about a new process.
 pub fn relaunches(m: &Message) -> bool {
@@ -337,5 +434,14 @@ mod tests {
         assert!(relaunches(&ran("docker compose up -d api", "")));
         assert!(!relaunches(&ran("tail -50 x.log", "")));
         assert!(!relaunches(&ran("for i in $(seq 1 5); do curl -s h; sleep 5; done", "")));
+    }
+
+    #[test]
+    fn observing_is_probing_and_reading() {
+        assert!(only_observes(&ran("ssh root@h 'tail -50 /x.log' 2>&1", "")));
+        assert!(only_observes(&ran("sleep 30; systemctl is-active api; journalctl -u api -n 3", "")));
+        assert!(only_observes(&ran("docker logs api --tail 5", "")));
+        assert!(!only_observes(&ran("timeout 10 python app.py", "")), "runs the app itself");
+        assert!(!only_observes(&ran("sed -i 's/a/b/' cfg.py && tail -3 x.log", "")));
     }
 }

@@ -51,6 +51,8 @@ relaunch did not do what was intended.
   an answer, not exhaustion.
 - A per-attempt status printed on every iteration ("not ready yet, waiting…") while
   the loop is still going.
+- A loop that cannot end on a condition (`while true; do nvidia-smi; sleep 5; done`,
+  `watch`): monitoring, not waiting.
 - Loops without a probe (benchmark repetitions), loops without sleep, a lone `sleep`,
   a long build or test that hit the tool's time limit, a backgrounded loop, and a
   call the user interrupted.
@@ -160,10 +162,18 @@ fn wait_of(script: &Script) -> Option<Wait<'_>> {
         if cmds.iter().any(|c| c.background) {
             continue;
         }
-        if !(l.sleeps || l.kind == LoopKind::Watch) {
+        if !l.sleeps {
             continue;
         }
-        if let Some(probe) = cmds.iter().find(|c| is_probe(c)) {
+        // A wait ends when its condition is met: a probe in a while/until condition, or
+        // a break/exit in the body. A loop that can only run out (`while true; do
+        // nvidia-smi; sleep 5; done`, `watch`) is monitoring, not waiting.
+        let probe_condition = script.commands[l.condition.clone()].iter().find(|c| is_probe(c));
+        let can_end = l.breaks || (matches!(l.kind, LoopKind::While | LoopKind::Until) && probe_condition.is_some());
+        if !can_end {
+            continue;
+        }
+        if let Some(probe) = probe_condition.or_else(|| cmds.iter().find(|c| is_probe(c))) {
             return Some(Wait { probe: Some(probe), looped: Some(l), waiter: false, sleep_then_probe: None });
         }
     }

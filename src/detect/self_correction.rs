@@ -25,7 +25,8 @@ assistant's own:
 
 - plain admissions: "I was wrong", "I was mistaken", "I stand corrected", "my
   mistake", "I misread …", "I incorrectly assumed …", "contrary to what I said",
-  "I jumped to conclusions", "my earlier diagnosis was wrong";
+  "I jumped to conclusions", "my earlier diagnosis was wrong", "I apologize for the
+  confusion in my previous response";
 - a check of its own disowned: "my crash-detection grep matched 'Exception' in import
   lines, not an actual error";
 - a crash verdict taken back — "it didn't crash", "it's still loading!", "that was a
@@ -66,6 +67,8 @@ static ADMISSION: LazyLock<Regex> = LazyLock::new(|| {
         r"|\bI\s+(?:misread|misinterpreted|misdiagnosed|misjudged|misspoke|miscounted|misattributed)\b",
         r"|\bI\s+(?:incorrectly|wrongly|mistakenly|erroneously)\s+(?:said|stated|assumed|concluded|thought|claimed|reported|identified|attributed|blamed|diagnosed|called|treated|read)\b",
         r"|\bscratch\s+that\b|\bI\s+retract\b",
+        r"|\b(?:confusion|mistake|error|oversight)\s+in\s+my\s+(?:previous|earlier|last|prior)\s+(?:response|answer|message|reply|explanation|analysis|suggestion)\b",
+        r"|\bmy\s+(?:previous|earlier|last|prior)\s+(?:response|answer|message|reply|explanation|analysis)\s+(?:was|is)\s+(?:wrong|incorrect|mistaken|inaccurate)\b",
         r"|\bcontrary\s+to\s+what\s+I\s+(?:said|thought|stated|wrote|claimed)\b",
         r"|\bI\s+jumped\s+to\s+(?:a\s+|the\s+)?conclusions?\b",
         r"|\bI\s+was\s+too\s+quick\s+to\b",
@@ -243,6 +246,9 @@ mod tests {
 
     #[test]
     fn plain_admissions_need_no_claim() {
+        let f =
+            run(&[said(9, "You're absolutely correct, and I apologize for the confusion in my previous response.")]);
+        assert_eq!(f.len(), 1);
         let f = run(&[said(3, "You're right, I was wrong: the port is 8080, not 8000.")]);
         assert_eq!(f.len(), 1);
         assert_eq!(
