@@ -514,6 +514,13 @@ def self_correction():
         A("If I was wrong about the port, the next curl will fail.", sh("curl -s localhost:8000/health", "ok")),
     ]
     write("self-correction", "neg-quoted-and-hedged", steps)
+    steps = [
+        U("Rename the helper."),
+        A("Here is the change:\n\nsrc/util.py\n```python\n<<<<<<< SEARCH\ndef helper():\n=======\ndef normalize():\n=======\n```"),
+        U("^^^ Expected `>>>>>>> REPLACE` not `=======`"),
+        A("I apologize for the mistake in my previous response. Let me provide the correct SEARCH/REPLACE block:\n\n```python\n<<<<<<< SEARCH\ndef helper():\n=======\ndef normalize():\n>>>>>>> REPLACE\n```"),
+    ]
+    write("self-correction", "neg-apology-for-edit-format", steps)
 
 
 def polling_timeout():

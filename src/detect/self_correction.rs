@@ -25,8 +25,8 @@ assistant's own:
 
 - plain admissions: "I was wrong", "I was mistaken", "I stand corrected", "my
   mistake", "I misread …", "I incorrectly assumed …", "contrary to what I said",
-  "I jumped to conclusions", "my earlier diagnosis was wrong", "I apologize for the
-  confusion in my previous response";
+  "I jumped to conclusions", "my earlier diagnosis was wrong", "my previous answer was
+  incorrect";
 - a check of its own disowned: "my crash-detection grep matched 'Exception' in import
   lines, not an actual error";
 - a crash verdict taken back — "it didn't crash", "it's still loading!", "that was a
@@ -55,6 +55,8 @@ write-up should explain, and a run of them says the agent concludes too early.
   also …" phrasing: no retraction of the assistant's own conclusion.
 - "It didn't crash this time" after a fix and relaunch: a new result, not a retraction.
 - "It's still loading, let me wait" with no earlier crash verdict to take back.
+- Apologies for "the mistake in my previous response": in real sessions they mostly
+  follow an edit-format error (a malformed SEARCH/REPLACE block), not a wrong conclusion.
 - Retractions quoted in code blocks or block quotes, hedged or asked ("if I was wrong…",
   "was I wrong?"), and the same retraction repeated a few messages later.
 "#;
@@ -67,7 +69,6 @@ static ADMISSION: LazyLock<Regex> = LazyLock::new(|| {
         r"|\bI\s+(?:misread|misinterpreted|misdiagnosed|misjudged|misspoke|miscounted|misattributed)\b",
         r"|\bI\s+(?:incorrectly|wrongly|mistakenly|erroneously)\s+(?:said|stated|assumed|concluded|thought|claimed|reported|identified|attributed|blamed|diagnosed|called|treated|read)\b",
         r"|\bscratch\s+that\b|\bI\s+retract\b",
-        r"|\b(?:confusion|mistake|error|oversight)\s+in\s+my\s+(?:previous|earlier|last|prior)\s+(?:response|answer|message|reply|explanation|analysis|suggestion)\b",
         r"|\bmy\s+(?:previous|earlier|last|prior)\s+(?:response|answer|message|reply|explanation|analysis)\s+(?:was|is)\s+(?:wrong|incorrect|mistaken|inaccurate)\b",
         r"|\bcontrary\s+to\s+what\s+I\s+(?:said|thought|stated|wrote|claimed)\b",
         r"|\bI\s+jumped\s+to\s+(?:a\s+|the\s+)?conclusions?\b",
@@ -246,9 +247,6 @@ mod tests {
 
     #[test]
     fn plain_admissions_need_no_claim() {
-        let f =
-            run(&[said(9, "You're absolutely correct, and I apologize for the confusion in my previous response.")]);
-        assert_eq!(f.len(), 1);
         let f = run(&[said(3, "You're right, I was wrong: the port is 8080, not 8000.")]);
         assert_eq!(f.len(), 1);
         assert_eq!(
@@ -266,6 +264,11 @@ mod tests {
             said(4, "It didn't crash this time — the fix works."),
             said(5, "If I was wrong about the port, the curl will fail."),
             said(6, "```\n# I was wrong\n```"),
+            // Aider's models say this mostly after an edit-format error, not a wrong conclusion.
+            said(
+                7,
+                "I apologize for the mistake in my previous response. Let me provide the correct SEARCH/REPLACE block.",
+            ),
         ];
         assert!(run(&msgs).is_empty());
     }
