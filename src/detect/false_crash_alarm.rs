@@ -84,7 +84,7 @@ fn restates_earlier(msgs: &[Message], i: usize) -> bool {
 
 /// Scan forward from the alarm for what settles it, collecting supporting messages.
 fn settle(msgs: &[Message], i: usize, support: &mut Vec<u32>) -> Option<Settled> {
-    let mut confirmed = liveness::confirmation(&msgs[i]).is_some();
+    let mut confirmed = liveness::confirmation(&msgs[i]).is_some() || liveness::crash_cause_stated(&msgs[i].text);
     let mut last_progress = liveness::progress(&msgs[i]);
     let mut changed = false;
     for (pos, n) in msgs.iter().enumerate().skip(i + 1).take(AHEAD) {
@@ -246,6 +246,15 @@ mod tests {
             msg(2, "", Some(("tail -20 /x.log", "Traceback (most recent call last):\n  ...\ntorch.OutOfMemoryError"))),
             msg(3, "", Some(("tail -2 /x.log", "Loading shards: 50% Completed | 32/64"))),
             msg(4, "", Some(("curl -s localhost:30000/health", "{\"status\": \"ok\"}"))),
+        ];
+        assert!(run(&msgs).is_empty());
+    }
+
+    #[test]
+    fn an_alarm_that_states_its_cause_is_confirmed() {
+        let msgs = vec![
+            msg(1, "The server crashed due to OOM at batch 64.", None),
+            msg(2, "", Some(("curl -s localhost:30000/health", "{\"status\": \"ok\"}"))),
         ];
         assert!(run(&msgs).is_empty());
     }

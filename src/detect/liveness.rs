@@ -12,6 +12,7 @@ use regex::Regex;
 use super::searches::{self, clip, echoed_literals, payload};
 use super::statements::{clause_before, hedged, prose, sentences};
 use crate::model::{Message, Role};
+use crate::shell::SimpleCommand;
 
 fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("liveness patterns are valid regexes")
@@ -81,6 +82,49 @@ pub fn is_alarm_text(s: &str) -> bool {
     ALARM_TOKEN.is_match(s)
 }
 
+/// Programs that check whether something is ready.
+const PROBES: &[&str] = &[
+    "curl",
+    "wget",
+    "http",
+    "https",
+    "nc",
+    "ncat",
+    "ss",
+    "netstat",
+    "lsof",
+    "pgrep",
+    "pidof",
+    "ps",
+    "grep",
+    "egrep",
+    "rg",
+    "test",
+    "[",
+    "[[",
+    "kill",
+    "nvidia-smi",
+    "docker",
+    "kubectl",
+    "systemctl",
+    "tail",
+    "cat",
+    "ls",
+    "redis-cli",
+    "pg_isready",
+    "mysqladmin",
+    "grpcurl",
+    "stat",
+];
+
+/// A command that checks whether something is up or ready.
+pub fn is_probe(c: &SimpleCommand) -> bool {
+    let name = c.name();
+    PROBES.contains(&name)
+        || (matches!(name, "python" | "python3") && c.args.iter().any(|a| a == "-c"))
+        || name.ends_with("health") // project scripts such as ./check_health
+}
+
 /// A failure a check printed or the assistant stated, in one message.
 #[derive(Debug, Clone)]
 pub struct Alarm {
@@ -102,8 +146,11 @@ pub fn alarm(m: &Message) -> Option<Alarm> {
         for (_, lit) in echoed_literals(&script) {
             // A verdict is printed once; a status printed on every attempt ("FAIL" while
             // the server is still coming up) is the poll waiting, not an alarm.
+            // A liveness check probes something (a port, a process, a log); "FAILED" from
+            // a loop over test files is a test result, not a verdict on a process.
             if let Some(tok) = ALARM_TOKEN.find(&lit)
                 && (1..=2).contains(&out.matches(lit.as_str()).count())
+                && script.commands.iter().any(is_probe)
             {
                 let kind = if script.loops.is_empty() { "a check" } else { "a poll loop" };
                 return Some(Alarm { what: format!("{kind} printed {}", tok.as_str()), command: call.command.clone() });

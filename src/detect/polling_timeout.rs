@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::liveness::is_probe;
 use super::searches::{self, clip, echoed_literals, payload};
 use super::{Detector, Finding, SessionView};
 use crate::model::{Call, Role};
@@ -58,41 +59,6 @@ relaunch did not do what was intended.
   call the user interrupted.
 "#;
 
-/// Programs that check whether something is ready.
-const PROBES: &[&str] = &[
-    "curl",
-    "wget",
-    "http",
-    "https",
-    "nc",
-    "ncat",
-    "ss",
-    "netstat",
-    "lsof",
-    "pgrep",
-    "pidof",
-    "ps",
-    "grep",
-    "egrep",
-    "rg",
-    "test",
-    "[",
-    "[[",
-    "kill",
-    "nvidia-smi",
-    "docker",
-    "kubectl",
-    "systemctl",
-    "tail",
-    "cat",
-    "ls",
-    "redis-cli",
-    "pg_isready",
-    "mysqladmin",
-    "grpcurl",
-    "stat",
-];
-
 fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("polling-timeout patterns are valid regexes")
 }
@@ -134,13 +100,6 @@ struct Wait<'a> {
     waiter: bool,
     /// `sleep N` then a probe.
     sleep_then_probe: Option<String>,
-}
-
-fn is_probe(c: &SimpleCommand) -> bool {
-    let name = c.name();
-    PROBES.contains(&name)
-        || (matches!(name, "python" | "python3") && c.args.iter().any(|a| a == "-c"))
-        || name.ends_with("health") // project scripts such as ./check_health
 }
 
 fn is_waiter(c: &SimpleCommand) -> bool {
