@@ -573,9 +573,118 @@ def polling_timeout():
     write("polling-timeout", "neg-monitor-loop", steps)
 
 
+# --------------------------------------------------------------------------- aider
+
+AIDER_HEAD = """
+# aider chat started at 2024-09-03 14:20:07
+
+> /home/mei/.local/bin/aider --model gpt-4o  
+> Aider v0.55.0  
+> Main model: gpt-4o with diff edit format, weak model gpt-4o-mini  
+> Git repo: .git with 57 files  
+> Repo-map: using 1024 tokens  
+
+"""
+
+
+def write_aider(detector, name, body):
+    d = os.path.join(ROOT, detector)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, f"{name}-aider.md"), "w") as f:
+        f.write(AIDER_HEAD + body)
+
+
+def aider_fixtures():
+    write_aider(
+        "self-correction",
+        "pos-admission",
+        """#### Why does the report show 0 orders for March?  
+
+The month filter compares `created_at` with a naive `datetime`, so every order created
+after midnight UTC falls into the next month.
+
+> Tokens: 3,104 sent, 61 received. Cost: $0.0090 message, $0.0090 session.  
+
+#### created_at is a date, not a datetime. Look at models.py again.  
+
+You're right, I was wrong about the type: `created_at` is a `date`. The real cause is
+that `month_range()` returns an exclusive end of the 1st, so March is compared with
+`< 2024-03-01`.
+
+> Tokens: 3,390 sent, 64 received. Cost: $0.0098 message, $0.0188 session.  
+""",
+    )
+    write_aider(
+        "self-correction",
+        "neg-apology-for-edit-format",
+        """#### rename helper() to normalize()  
+
+src/util.py
+```python
+<<<<<<< SEARCH
+def helper(value):
+=======
+def normalize(value):
+=======
+```
+
+> Tokens: 1,020 sent, 40 received. Cost: $0.0030 message, $0.0030 session.  
+> The LLM did not conform to the edit format.  
+> ^^^ Expected `>>>>>>> REPLACE` not `=======`  
+
+I apologize for the mistake in my previous response. Let me provide the correct *SEARCH/REPLACE block*:
+
+src/util.py
+```python
+<<<<<<< SEARCH
+def helper(value):
+=======
+def normalize(value):
+>>>>>>> REPLACE
+```
+
+> Tokens: 1,210 sent, 45 received. Cost: $0.0035 message, $0.0065 session.  
+> Applied edit to src/util.py  
+""",
+    )
+    bundle = minified_bundle_line()
+    write_aider(
+        "noisy-search",
+        "pos-run-grep-minified",
+        f"""#### /run grep -rn apiBaseUrl dist/  
+> {bundle}  
+> Add the output to the chat?
+(Y)es/(n)o [Yes]: n  
+
+#### where is apiBaseUrl defined in the source, not the bundle?  
+
+In `src/config.ts`; the `dist/` bundle is minified, so grep returns the whole file as one line.
+
+> Tokens: 2,011 sent, 30 received. Cost: $0.0060 message, $0.0060 session.  
+""",
+    )
+    rows = "\n".join(f"> app.log:{100 + i}:2024-09-03 14:{i % 60:02d}:11 ERROR upstream timeout (pool=default)  " for i in range(40))
+    write_aider(
+        "noisy-search",
+        "neg-run-grep-readable",
+        f"""#### /run grep -n ERROR app.log  
+{rows}
+> Add the output to the chat?
+(Y)es/(n)o [Yes]: y  
+
+#### why so many upstream timeouts?  
+
+The pool is capped at 4 connections; raise `pool_size`.
+
+> Tokens: 3,011 sent, 20 received. Cost: $0.0090 message, $0.0090 session.  
+""",
+    )
+
+
 if __name__ == "__main__":
     grep_tail_pivot()
     noisy_search()
     false_crash_alarm()
     self_correction()
     polling_timeout()
+    aider_fixtures()

@@ -3,7 +3,6 @@
 
 use super::searches::{self, LONG_LINE, Shape, human_bytes, payload};
 use super::{Detector, Finding, SessionView};
-use crate::model::Role;
 
 pub struct NoisySearch;
 
@@ -19,7 +18,8 @@ A pattern search of a file, folder or log (`grep`, `rg`, `ag`, `ack`, `git grep`
 - the tool cut the output (`... [N lines truncated] ...`, `[... omitted N of M lines
   ...]`, `…N tokens truncated…`).
 
-The key message is the one holding the search; the summary names what swamped it.
+The key message is the one holding the search (the assistant's call, or a person's
+`/run grep …` in aider); the summary names what swamped it.
 
 ## Why it matters
 
@@ -59,7 +59,8 @@ impl Detector for NoisySearch {
     }
 
     fn check(&self, view: &SessionView, out: &mut Vec<Finding>) {
-        for m in view.messages.iter().filter(|m| m.role == Role::Assistant) {
+        // Any message with calls: the assistant's, or a person's `/run grep …` in aider.
+        for m in view.messages.iter().filter(|m| !m.calls.is_empty()) {
             'calls: for c in &m.calls {
                 let Some(res) = &c.result else { continue };
                 let output = payload(&res.output);
@@ -100,7 +101,7 @@ impl Detector for NoisySearch {
 mod tests {
     use super::*;
     use crate::detect::SessionStats;
-    use crate::model::{Call, CallResult, Message};
+    use crate::model::{Call, CallResult, Message, Role};
 
     fn ran(cmd: &str, output: &str) -> Vec<Finding> {
         let m = Message {
