@@ -152,7 +152,12 @@ impl Detector for SelfCorrection {
                     && liveness::crash_retraction(&n.text).is_none()
                 {
                     claims.push((j, a));
-                } else if claims.is_empty() && retracted_before.is_none() && retraction(n).is_some() {
+                } else if claims.is_empty()
+                    && retracted_before.is_none()
+                    && let Some((s, weak)) = retraction(n)
+                    && (weak || CRASH_TOPIC.is_match(&s)) == about_crash
+                {
+                    // An earlier retraction on the same topic: this one repeats it.
                     retracted_before = Some(j);
                 }
                 if liveness::relaunches(n) {
@@ -243,6 +248,19 @@ mod tests {
         assert!(
             f[0].summary.starts_with("retracts the crash verdict of 4 messages earlier (a poll loop printed CRASHED)")
         );
+    }
+
+    #[test]
+    fn an_admission_on_another_topic_does_not_hide_a_crash_retraction() {
+        let poll =
+            "for i in $(seq 1 9); do if pgrep -f server >/dev/null; then :; else echo DIED; break; fi; sleep 9; done";
+        let msgs = vec![
+            ran(1, poll, "DIED\n"),
+            said(2, "I was wrong about the port earlier: it is 8080."),
+            said(3, "It didn't crash — pgrep matched nothing because the process is named python."),
+        ];
+        let keys: Vec<u32> = run(&msgs).iter().map(|f| f.key).collect();
+        assert_eq!(keys, vec![2, 3]);
     }
 
     #[test]
