@@ -19,9 +19,10 @@ const DOC: &str = r#"
 
 A call that waits for something to become ready and gave up without it:
 
-- a shell loop that sleeps and probes (`curl` a health endpoint, `grep` a log for
-  "ready", check a port, a process or a file), `watch`, or `sleep N; probe`; or a
-  waiting tool (`kubectl wait`, `kubectl rollout status`, `wait-for-it`, `wait-on`);
+- a shell loop that sleeps, probes (`curl` a health endpoint, `grep` a log for "ready",
+  check a port, a process or a file) and ends once the probe succeeds (`break`/`exit`,
+  or the probe is the `while`/`until` condition); `sleep N; probe`; or a waiting tool
+  (`kubectl wait`, `kubectl rollout status`, `wait-for-it`, `wait-on`);
 - whose result shows exhaustion: the loop printed its own give-up message ("Timed out
   after 23 attempts", "server not ready after 600s") at the end, the agent's tool cut
   the call off at its time limit ("Command timed out after 10m 0s"), `timeout N`
