@@ -225,7 +225,13 @@ mod tests {
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].key, 81);
         assert_eq!(f[0].evidence, vec![81, 82, 84, 85]);
-        assert!(f[0].summary.starts_with("a poll loop printed CRASHED; 4 messages later the assistant retracted it"));
+        assert!(
+            f[0].summary.starts_with(
+                "a poll loop printed CRASHED on grep 'Exception' x.log; 4 messages later the assistant retracted it"
+            ),
+            "{}",
+            f[0].summary
+        );
     }
 
     #[test]

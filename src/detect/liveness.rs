@@ -125,6 +125,31 @@ pub fn is_probe(c: &SimpleCommand) -> bool {
         || name.ends_with("health") // project scripts such as ./check_health
 }
 
+/// "curl localhost:30000/health", "grep 'ready' server.log".
+pub fn describe_probe(c: &SimpleCommand) -> String {
+    let name = c.name();
+    let pos = c.positionals();
+    let what = match name {
+        "curl" | "wget" | "http" | "https" => pos
+            .iter()
+            .find(|a| a.contains(':') || a.contains('/'))
+            .map(|u| u.trim_start_matches("http://").trim_start_matches("https://").to_string()),
+        "grep" | "egrep" | "rg" => {
+            let pattern = c.flag_value(Some('e'), Some("regexp")).or_else(|| pos.first().copied()).unwrap_or("");
+            let file = c.file_args().first().map(|f| f.rsplit('/').next().unwrap_or(f).to_string());
+            Some(match file {
+                Some(f) => format!("'{}' {f}", clip(pattern, 30)),
+                None => format!("'{}'", clip(pattern, 30)),
+            })
+        }
+        _ => (!pos.is_empty()).then(|| clip(&pos.iter().take(3).copied().collect::<Vec<_>>().join(" "), 40)),
+    };
+    match what {
+        Some(w) => format!("{name} {w}"),
+        None => name.to_string(),
+    }
+}
+
 /// A failure a check printed or the assistant stated, in one message.
 #[derive(Debug, Clone)]
 pub struct Alarm {
@@ -143,7 +168,7 @@ pub fn alarm(m: &Message) -> Option<Alarm> {
     for call in &m.calls {
         let (Some(script), Some(result)) = (searches::script(call), call.result.as_ref()) else { continue };
         let out = payload(&result.output);
-        for (_, lit) in echoed_literals(&script) {
+        for (at, lit) in echoed_literals(&script) {
             // A verdict is printed once; a status printed on every attempt ("FAIL" while
             // the server is still coming up) is the poll waiting, not an alarm.
             // A liveness check probes something (a port, a process, a log); "FAILED" from
@@ -153,7 +178,17 @@ pub fn alarm(m: &Message) -> Option<Alarm> {
                 && script.commands.iter().any(is_probe)
             {
                 let kind = if script.loops.is_empty() { "a check" } else { "a poll loop" };
-                return Some(Alarm { what: format!("{kind} printed {}", tok.as_str()), command: call.command.clone() });
+                // The probe whose outcome printed the verdict: the nearest one before it.
+                let on = script.commands[..at]
+                    .iter()
+                    .rev()
+                    .find(|c| is_probe(c))
+                    .map(|c| format!(" on {}", describe_probe(c)))
+                    .unwrap_or_default();
+                return Some(Alarm {
+                    what: format!("{kind} printed {}{on}", tok.as_str()),
+                    command: call.command.clone(),
+                });
             }
         }
     }
@@ -438,7 +473,7 @@ mod tests {
         let loop_cmd =
             "for i in $(seq 1 40); do if grep -q Exception x.log; then echo CRASHED; break; fi; sleep 15; done";
         let a = alarm(&ran(loop_cmd, "CRASHED\n")).expect("alarm");
-        assert_eq!(a.what, "a poll loop printed CRASHED");
+        assert_eq!(a.what, "a poll loop printed CRASHED on grep 'Exception' x.log");
         assert!(alarm(&ran(loop_cmd, "")).is_none(), "the token must be printed");
         assert!(
             alarm(&ran("echo '=== checking for crash ==='; tail -3 x.log", "=== checking for crash ===\n")).is_none()

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::liveness::is_probe;
+use super::liveness::{describe_probe, is_probe};
 use super::searches::{self, clip, echoed_literals, payload};
 use super::{Detector, Finding, SessionView};
 use crate::model::{Call, Role};
@@ -144,31 +144,6 @@ fn wait_of(script: &Script) -> Option<Wait<'_>> {
     let probe = script.commands[sleep + 1..].iter().find(|c| is_probe(c) && !c.in_loop && !c.background)?;
     let secs = script.commands[sleep].args.first().cloned().unwrap_or_default();
     Some(Wait { probe: Some(probe), looped: None, waiter: false, sleep_then_probe: Some(secs) })
-}
-
-/// "curl localhost:30000/health", "grep 'ready' server.log".
-fn describe_probe(c: &SimpleCommand) -> String {
-    let name = c.name();
-    let pos = c.positionals();
-    let what = match name {
-        "curl" | "wget" | "http" | "https" => pos
-            .iter()
-            .find(|a| a.contains(':') || a.contains('/'))
-            .map(|u| u.trim_start_matches("http://").trim_start_matches("https://").to_string()),
-        "grep" | "egrep" | "rg" => {
-            let pattern = c.flag_value(Some('e'), Some("regexp")).or_else(|| pos.first().copied()).unwrap_or("");
-            let file = c.file_args().first().map(|f| f.rsplit('/').next().unwrap_or(f).to_string());
-            Some(match file {
-                Some(f) => format!("'{}' {f}", clip(pattern, 30)),
-                None => format!("'{}'", clip(pattern, 30)),
-            })
-        }
-        _ => (!pos.is_empty()).then(|| clip(&pos.iter().take(3).copied().collect::<Vec<_>>().join(" "), 40)),
-    };
-    match what {
-        Some(w) => format!("{name} {w}"),
-        None => name.to_string(),
-    }
 }
 
 fn describe_wait(w: &Wait) -> String {

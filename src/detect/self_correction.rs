@@ -246,7 +246,11 @@ mod tests {
         assert_eq!(f[0].key, 85);
         assert_eq!(f[0].evidence, vec![81, 83, 85]);
         assert!(
-            f[0].summary.starts_with("retracts the crash verdict of 4 messages earlier (a poll loop printed CRASHED)")
+            f[0].summary.starts_with(
+                "retracts the crash verdict of 4 messages earlier (a poll loop printed CRASHED on grep 'Exception' x.log)"
+            ),
+            "{}",
+            f[0].summary
         );
     }
 
