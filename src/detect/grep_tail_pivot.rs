@@ -24,8 +24,8 @@ by position** instead: `tail`, `head`, `sed -n 'a,bp'`, `awk 'NR>…'`, `less +G
 
 The search "did not answer" when its output was swamped by one or a few huge lines
 (a config or argument dump, minified JSON, base64), was truncated by the tool, was very
-long (10 KB or 200 lines), or the assistant said so ("too long", "just the ServerArgs
-dump", "noise"). The key message is the positional read; the evidence is the failed
+long (10 KB or 200 lines), or the assistant said so of the output ("the output is too
+long", "just the ServerArgs dump", "noise"). The key message is the positional read; the evidence is the failed
 search(es), the message where the assistant dismissed them, and the read.
 
 ## Why it matters
@@ -77,6 +77,12 @@ static COMPLAINT: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("complaint regex is valid")
 });
+/// A complaint must be about what came back ("the output is too long", "that's just the
+/// dump"), not about the code ("this function is too long").
+static ABOUT_OUTPUT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:output|result|results|grep|search|match(?:es|ed)?|dump|noise|noisy|log|lines|truncated|swamped|drowned|flooded)\b|^(?:that|this|it)(?:'s| is| was)\s+(?:just|only|all|mostly)\b")
+        .expect("about-output regex is valid")
+});
 static LINE_NUMBER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?m)^(?:[^\s:]{1,300}[:-])?(\d{1,7})[:-]").expect("line-number regex is valid"));
 
@@ -111,7 +117,7 @@ fn complaint(m: &Message) -> Option<String> {
         return None;
     }
     let p = prose(&m.text);
-    sentences(&p).into_iter().find(|(s, _)| COMPLAINT.is_match(s)).map(|(s, _)| clip(s, 60))
+    sentences(&p).into_iter().find(|(s, _)| COMPLAINT.is_match(s) && ABOUT_OUTPUT.is_match(s)).map(|(s, _)| clip(s, 60))
 }
 
 /// The search's output reports a line near where the read starts: the read follows the
@@ -156,8 +162,11 @@ fn failed_searches(msgs: &[Message], i: usize, read: &PositionalRead) -> Vec<Fai
                     Some(Why::Truncated)
                 } else if s.sole && whole_file && shape.very_long() {
                     Some(Why::VeryLong { bytes: shape.bytes, lines: shape.lines })
-                } else {
+                } else if shape.lines >= 5 || shape.bytes >= 1000 {
+                    // Dismissed by the assistant; a one-line answer is not "too long".
                     said.clone().map(Why::Said)
+                } else {
+                    None
                 };
                 let Some(why) = why else { continue };
                 if !matches!(why, Why::Said(_)) && said.is_none() && read_follows_answer(read, out) {
@@ -320,6 +329,21 @@ mod tests {
         let msgs =
             vec![msg(1, "", Some(("grep -rn backoff src/", &out))), msg(2, "", Some(("head -40 src/mod3.py", "...")))];
         assert!(run(&msgs).is_empty());
+    }
+
+    #[test]
+    fn a_complaint_about_the_code_is_not_about_the_output() {
+        let matches: String = (0..8).map(|i| format!("{}: # TODO step {i}\n", 10 + i)).collect();
+        let msgs = vec![
+            msg(1, "", Some(("grep -n TODO main.py", &matches))),
+            msg(2, "This function is too long. Let me see how the file ends.", Some(("tail -30 main.py", "..."))),
+        ];
+        assert!(run(&msgs).is_empty());
+        let msgs = vec![
+            msg(1, "", Some(("grep -n TODO main.py", &matches))),
+            msg(2, "The grep output is just noise. Let me see how the file ends.", Some(("tail -30 main.py", "..."))),
+        ];
+        assert_eq!(run(&msgs).len(), 1);
     }
 
     #[test]
