@@ -46,3 +46,26 @@ fn the_replay_yields_the_seeds_findings_and_nothing_else() {
     assert_eq!(found, expected);
     insta::assert_snapshot!("seed-replay-detect-json", json);
 }
+
+/// Wherever the story falls relative to the engine's windows (decided in one window,
+/// or its alarm in one and its retraction in the next), the findings are the same.
+#[test]
+fn the_story_is_found_wherever_the_windows_fall() {
+    let session = common::parse(&common::root().join(REPLAY)).remove(0);
+    let ours: Vec<String> = OURS.split(',').map(str::to_string).collect();
+    let detectors = debrief::detect::selection(&ours, &[]).expect("our detectors are registered");
+    let key = |found: &[debrief::detect::Finding], shift: i64| -> BTreeSet<(String, i64)> {
+        found.iter().map(|f| (f.detector.clone(), f.key as i64 + shift)).collect()
+    };
+    let whole = key(&debrief::detect::detect_session(&detectors, &session.messages), 0);
+    // The first window decides keys up to LOOKBACK + CHUNK = 1120; place [msg 5081] around it.
+    for at in [1100i64, 1118, 1120, 1121, 1122] {
+        let start = (5081 - at) as usize; // messages before the new first one are dropped
+        let mut msgs: Vec<_> = session.messages[start..].to_vec();
+        for (i, m) in msgs.iter_mut().enumerate() {
+            m.idx = i as u32 + 1;
+        }
+        let found = key(&debrief::detect::detect_session(&detectors, &msgs), 5081 - at);
+        assert_eq!(found, whole, "story at {at}");
+    }
+}
