@@ -33,7 +33,9 @@ assistant's own:
   false alarm" — when the assistant (or a check it ran) declared the crash earlier.
 
 The key message is the retraction. The evidence includes the messages holding the
-retracted claim when it can be found (the crash verdicts since the last relaunch).
+retracted claim when it can be found: the crash verdicts since the last relaunch, or for
+an admission the message the person quoted or pushed back on (else the assistant's last
+statement before it).
 
 ## Why it matters
 
@@ -85,6 +87,53 @@ static CRASH_TOPIC: LazyLock<Regex> = LazyLock::new(|| {
     )
     .expect("crash-topic regex is valid")
 });
+
+/// How far back, in messages, an admission's claim is looked for.
+const STATED_WINDOW: usize = 30;
+
+/// Sentences that announce a step rather than state a finding.
+static PLAN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:let me|let's|i'll|i will|i'm going to|now|first|next|then|ok|okay|sure|great|alright|good)\b")
+        .expect("plan regex is valid")
+});
+
+/// A sentence of the message that states something (not a plan, not a question).
+fn states_something(m: &Message) -> bool {
+    let p = prose(&m.text);
+    sentences(&p).iter().any(|(s, end)| *end != Some('?') && !PLAN.is_match(s) && s.split_whitespace().count() >= 4)
+}
+
+/// The earlier assistant message whose claim an admission takes back. When the person
+/// pushed back in between, the claim is what they pushed back on: the assistant message
+/// holding the text they quoted (`> …`), else the nearest statement before their turn.
+/// Otherwise it is the nearest statement before the admission. Plans ("let me …") and
+/// questions are not claims.
+fn stated_claim(msgs: &[Message], i: usize) -> Option<usize> {
+    let lo = i.saturating_sub(STATED_WINDOW);
+    let pushback = (lo..i).rev().find(|&j| msgs[j].is_typed_user());
+    let before = pushback.unwrap_or(i);
+    if let Some(u) = pushback {
+        let quoted: Vec<String> = msgs[u]
+            .text
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix('>'))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|l| l.len() >= 20)
+            .collect();
+        if !quoted.is_empty()
+            && let Some(j) = (lo..u).rev().find(|&j| {
+                let flat = msgs[j].text.split_whitespace().collect::<Vec<_>>().join(" ");
+                msgs[j].role == Role::Assistant && quoted.iter().any(|q| flat.contains(q.as_str()))
+            })
+        {
+            return Some(j);
+        }
+    }
+    (lo..before).rev().find(|&j| {
+        let n = &msgs[j];
+        n.role == Role::Assistant && retraction(n).is_none() && states_something(n)
+    })
+}
 
 /// The sentence in which the assistant plainly admits a wrong conclusion.
 fn admission(text: &str) -> Option<String> {
@@ -179,18 +228,21 @@ impl Detector for SelfCorrection {
                 continue;
             }
             let q = quote_from(&m.text, &sentence, 110);
-            let summary = match claims.last() {
-                Some((j, a)) => {
+            let plural = |n: u32| if n == 1 { "" } else { "s" };
+            let stated = if claims.is_empty() { stated_claim(msgs, i) } else { None };
+            let summary = match (claims.last(), stated) {
+                (Some((j, a)), _) => {
                     let ago = m.idx.saturating_sub(msgs[*j].idx);
-                    format!(
-                        "retracts the crash verdict of {ago} message{} earlier ({}): \"{q}\"",
-                        if ago == 1 { "" } else { "s" },
-                        a.what
-                    )
+                    format!("retracts the crash verdict of {ago} message{} earlier ({}): \"{q}\"", plural(ago), a.what)
                 }
-                None => format!("retracts an earlier conclusion: \"{q}\""),
+                (None, Some(j)) => {
+                    let ago = m.idx.saturating_sub(msgs[j].idx);
+                    format!("retracts its claim of {ago} message{} earlier: \"{q}\"", plural(ago))
+                }
+                (None, None) => format!("retracts an earlier conclusion: \"{q}\""),
             };
             let mut evidence: Vec<u32> = claims.iter().map(|(j, _)| msgs[*j].idx).collect();
+            evidence.extend(stated.map(|j| msgs[j].idx));
             evidence.push(m.idx);
             evidence.sort_unstable();
             out.push(Finding { detector: self.id().into(), key: m.idx, evidence, summary, command: None });
@@ -271,10 +323,29 @@ mod tests {
     fn plain_admissions_need_no_claim() {
         let f = run(&[said(3, "You're right, I was wrong: the port is 8080, not 8000.")]);
         assert_eq!(f.len(), 1);
+        assert_eq!(f[0].evidence, vec![3]);
         assert_eq!(
             f[0].summary,
             "retracts an earlier conclusion: \"You're right, I was wrong: the port is 8080, not 8000.\""
         );
+    }
+
+    #[test]
+    fn an_admission_cites_the_claim_the_person_pushed_back_on() {
+        let msgs = vec![
+            said(2, "The retry storm comes from deliver() ignoring retry_after."),
+            said(3, "The loop in run() looks fine to me."),
+            Message {
+                idx: 4,
+                role: Role::User,
+                text: "> comes from deliver() ignoring retry_after\n\nLook again.".into(),
+                ..Message::default()
+            },
+            said(5, "I misread the code earlier: `deliver()` honours `retry_after`; `run()` resets the attempt."),
+        ];
+        let f = run(&msgs);
+        assert_eq!(f[0].evidence, vec![2, 5]);
+        assert!(f[0].summary.starts_with("retracts its claim of 3 messages earlier: \"I misread"), "{}", f[0].summary);
     }
 
     #[test]
