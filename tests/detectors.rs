@@ -118,6 +118,16 @@ fn every_detector_fires_on_its_positives_and_stays_quiet_on_its_negatives() {
 /// key message. The story's moments must be found, and nothing in the ~5,000 messages
 /// of ordinary work before them. Detectors not listed here are not checked by this test.
 const SEED_REPLAY: &[(&str, &[u32])] = &[
+    // [msg 5081]: the poll loop whose grep matched "Exception" in import warnings → CRASHED.
+    ("false-crash-alarm", &[5081]),
+    // [msg 5082], [msg 5083]: the two greps swamped by the ServerArgs dump.
+    ("noisy-search", &[5082, 5083]),
+    // [msg 5084]: tail -50 of the log the greps could not read.
+    ("grep-tail-pivot", &[5084]),
+    // [msg 5085]: "It's still loading! It didn't crash — …", and the corrected wait loop
+    // that ran out after 23 attempts.
+    ("self-correction", &[5085]),
+    ("polling-timeout", &[5085]),
     // [msg 5080]: fewer NCCL channels + smaller buffer + the FlashInfer fusion patch in one launch.
     ("confounded-change", &[5080]),
     // [msg 5086]: the empty user message.

@@ -1,8 +1,9 @@
 //! Fixtures of grep-tail-pivot, noisy-search, false-crash-alarm, self-correction and
-//! polling-timeout (`corpus/detectors/<id>/`, written by `gen_detect_a.py` there):
-//! every `pos-*` file yields at least one finding of its folder's detector, every
-//! `neg-*` file none, each detector has positives in at least two formats, and what
-//! these five detectors report on every fixture is pinned by a snapshot.
+//! polling-timeout (`corpus/detectors/<id>/`, written by `gen_detect_a.py` there): what
+//! all five report on every fixture of the five folders, pinned by one snapshot per
+//! folder. The registry-wide test (`tests/detectors.rs`) checks each detector on its own
+//! folder; this one also pins where they fire together (a swamped grep is a noisy-search
+//! in a grep-tail-pivot fixture, a retraction a self-correction in a crash fixture).
 
 mod common;
 
@@ -35,28 +36,6 @@ fn findings(path: &Path) -> Vec<Finding> {
 
 fn name(path: &Path) -> &str {
     path.file_name().and_then(|n| n.to_str()).unwrap_or("")
-}
-
-#[test]
-fn positives_fire_and_near_misses_stay_quiet() {
-    for id in OURS {
-        let mut pos_formats = std::collections::BTreeSet::new();
-        let (mut pos, mut neg) = (0, 0);
-        for path in fixtures(id) {
-            let n = name(&path);
-            let hits = findings(&path).iter().filter(|f| f.detector == *id).count();
-            if n.starts_with("pos-") {
-                assert!(hits >= 1, "{id}: {n} should fire");
-                pos += 1;
-                pos_formats.insert(common::parse(&path)[0].meta.format.clone());
-            } else {
-                assert_eq!(hits, 0, "{id}: {n} is a near miss and should not fire");
-                neg += 1;
-            }
-        }
-        assert!(pos >= 2 && neg >= 2, "{id}: {pos} positives, {neg} near misses");
-        assert!(pos_formats.len() >= 2, "{id}: positives only in {pos_formats:?}");
-    }
 }
 
 #[test]
