@@ -635,3 +635,132 @@ fn every_detector_has_wording_that_cites_correctly() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------
+// The seeds' story (../shared/seeds/000_….txt, 001_….txt): with the detectors as they
+// run, the episode of [msg 5084] and the arc over 5083–5087 tell the same story with the
+// same facts and citations.
+
+fn seed_replay() -> Session {
+    let path = common::corpus("seed-replay/kimi-k25-eagle3-campaign.jsonl");
+    common::parse(&path).remove(0)
+}
+
+/// `needle` is words of message `idx`, and `doc` prints it in the stretch of a line
+/// that cites `[msg idx]` (between the citations before and after it — where the
+/// citation check looks for its quote).
+fn told_with(doc: &str, s: &Session, needle: &str, idx: u32) -> bool {
+    let hay = haystack(s, idx).unwrap_or_default();
+    if !hay.contains(needle) {
+        return false;
+    }
+    let cite = Regex::new(r"\[msg (\d+)\]").expect("regex");
+    doc.lines().any(|l| {
+        let cites: Vec<_> = cite.captures_iter(l).collect();
+        cites.iter().enumerate().any(|(i, c)| {
+            let from = if i == 0 { 0 } else { cites[i - 1].get(0).map_or(0, |m| m.end()) };
+            let to = cites.get(i + 1).and_then(|n| n.get(0)).map_or(l.len(), |m| m.start());
+            &c[1] == idx.to_string().as_str() && l[from..to].contains(needle)
+        })
+    })
+}
+
+#[test]
+fn the_seed_episode_tells_the_seed_story() {
+    let s = seed_replay();
+    let doc = render(&s, Selector::Episode(5084), "md");
+    let red = redacted(&s);
+    check_citations(&doc, &red, false, "seed episode 5084");
+    let told = |needle: &str, idx: u32| told_with(&doc, &red, needle, idx);
+    insta::assert_snapshot!("seed-replay.episode-5084.md", doc.clone());
+    // The sections of 000_….txt, in its order.
+    let sections = [
+        "# When grep fails, try tail",
+        "## The broader context",
+        "## The subject message",
+        "## Why this message was written",
+        "## The thinking process",
+        "## What the output reveals",
+        "## Assumptions made and their validity",
+        "## Input knowledge required",
+        "## Output knowledge created",
+        "## What followed",
+    ];
+    let mut at = 0;
+    for h in sections {
+        let found = doc[at..].find(h).unwrap_or_else(|| panic!("section {h} missing or out of order:\n{doc}"));
+        at += found + h.len();
+    }
+    // The campaign, as the seed tells it: the goal, what was abandoned and why (with the
+    // numbers), the plan file and its priorities, 1A's failure, then the combined launch.
+    for (needle, idx) in [
+        ("82 tok/s baseline", 2309),
+        ("41 vs 82 tok/s", 2795),
+        ("~25 ms is NCCL all-reduce (122 calls per forward pass)", 3714),
+        ("eagle-fast-verify.md", 3714),
+        ("NCCL_ALGO=Tree", 5068),
+        ("RuntimeError: NCCL error", 5070),
+        ("NCCL_ALGO=Tree fails during CUDA graph capture", 5071),
+        ("I'll also apply Priority 2", 5071),
+        ("Now adding SM120 next to SM90/SM100 in the fusion gate.", 5076),
+        ("together with the FlashInfer allreduce fusion patch", 5080),
+        ("CRASHED", 5081),
+        // Why: the two greps, and what made them useless.
+        ("enable_flashinfer_allreduce_fusion=True", 5082),
+        ("The output is too long — that's just the ServerArgs dump.", 5084),
+        // What the output reveals, read as the transcript reads it.
+        ("2/64", 5084),
+        ("It's still loading!", 5085),
+        ("timed out after 23 attempts", 5085),
+    ] {
+        assert!(told(needle, idx), "`{needle}` is not told with [msg {idx}]:\n{doc}");
+    }
+    // Counts the transcript supports: four changes in one launch, 89% of an output in
+    // one dump line, 2 of 64 shards.
+    for needle in ["four changes", "89% of the 5672 characters", "2 of 64 done"] {
+        assert!(doc.contains(needle), "`{needle}` missing:\n{doc}");
+    }
+    // Findings are woven in, not pasted: no detector ids or raw summaries in the prose.
+    for raw in ["detector had flagged", "`confounded-change`", "relaunch of sglang.launch_server changed"] {
+        assert!(!doc.contains(raw), "raw finding text `{raw}`:\n{doc}");
+    }
+}
+
+#[test]
+fn the_seed_arc_has_the_seed_shape() {
+    let s = seed_replay();
+    let doc = render(&s, Selector::Arc(5083, 5087), "md");
+    check_citations(&doc, &redacted(&s), false, "seed arc 5083..5087");
+    insta::assert_snapshot!("seed-replay.arc-5083-5087.md", doc.clone());
+    assert!(doc.contains("## Introduction") && doc.contains("## Conclusion") && doc.contains("## References"));
+    // The introduction counts what it lists: six findings.
+    assert!(doc.contains("debrief flags six findings in them:"), "{doc}");
+    // One section per message with findings; 5085's leads with the self-correction and
+    // tells the wait that ran out too; the empty turn and the recap it drew share one.
+    let steps: Vec<&str> =
+        doc.lines().filter(|l| l.starts_with("## ") && l[3..].starts_with(char::is_numeric)).collect();
+    assert_eq!(steps.len(), 4, "{steps:?}");
+    assert!(steps[2].contains("self-correction"), "{steps:?}");
+    let step3 = doc.split(steps[2]).nth(1).and_then(|r| r.split("\n## ").next()).unwrap_or("");
+    assert!(step3.contains("timed out after 23 attempts"), "{step3}");
+    // Reasoning is prose, never a list item of the recap; the ending is told, not a heading.
+    assert!(!doc.contains("TP4 × 2 replicas"), "{doc}");
+    assert!(!doc.contains("“The plan (notes/eagle-fast-verify.md)”."), "{doc}");
+    let conclusion = doc.split("## Conclusion").nth(1).unwrap_or("");
+    for needle in ["false alarm", "tail", "It's still loading!", "timed out after 23 attempts", "silence", "recap"] {
+        assert!(conclusion.contains(needle), "conclusion lacks `{needle}`:\n{conclusion}");
+    }
+}
+
+#[test]
+fn finding_summaries_are_redacted_too() {
+    // The detectors quote the transcript as written (`curl 10.23.0.17:30000/health`);
+    // reports must not.
+    let s = seed_replay();
+    for sel in [Selector::Session, Selector::Episode(5085), Selector::Arc(5080, 5087)] {
+        for fmt in ["md", "html", "json"] {
+            let out = render(&s, sel, fmt);
+            assert!(!out.contains("10.23.0.17"), "{sel:?} {fmt} leaks the host");
+        }
+    }
+}

@@ -9,6 +9,8 @@ use regex::Regex;
 use serde::Serialize;
 
 use super::text::{clip, clock, one_line, secs_between};
+use crate::detect::liveness;
+use crate::detect::searches::{LONG_LINE, Shape};
 use crate::model::{Call, Message};
 use crate::shell::{self, SimpleCommand};
 
@@ -42,6 +44,17 @@ pub struct CallFacts {
     pub window: Option<String>,
     /// The command ran on another machine over ssh.
     pub remote: bool,
+    /// For a launch: the entry point people know it by (`sglang.launch_server`,
+    /// `train.py`, `vllm serve`).
+    pub entry: Option<String>,
+    /// For a wait loop: what each attempt checks (`curl [REDACTED]:30000/health`), how
+    /// many attempts it allows and how long it sleeps between them.
+    pub probe: Option<String>,
+    pub attempts: Option<u64>,
+    pub interval_secs: Option<u64>,
+    /// What ran, for tables and titles: the entry of a launch, "wait loop" for a wait,
+    /// else the program.
+    pub label: String,
     pub output: Option<OutputFacts>,
     /// Seconds the call took (result time minus message time), when both are known.
     pub seconds: Option<i64>,
@@ -65,6 +78,18 @@ pub struct OutputFacts {
     pub revealing: Vec<Revealing>,
     /// The last non-empty line.
     pub last_line: Option<String>,
+    /// The longest line, when it is thousands of characters of one thing: what it is
+    /// (`ServerArgs(…) dump`, `JSON`, `base64`), and how long.
+    pub dump: Option<String>,
+    pub dump_chars: usize,
+    /// For a search whose longest line is such a dump: the words of the dump that the
+    /// search pattern matched, each as it stands there (`enable_flashinfer_allreduce_fusion=True`).
+    pub dump_words: Vec<String>,
+    /// The marker the tool left where it cut the output.
+    pub truncated: Option<String>,
+    /// The line that names an error the way programs print one at the end
+    /// (`RuntimeError: …`, `error[E0308]: …`), the last such line.
+    pub error_head: Option<String>,
     /// Time the result came back.
     pub time: Option<String>,
 }
@@ -103,22 +128,44 @@ static TEST: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 
+/// The line a program prints to name its error: `RuntimeError: …`, `error[E0308]: …`,
+/// `fatal: …`, `panicked at …`.
+static ERROR_HEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)|error(?:\[[A-Z0-9]+\])?|fatal(?: error)?|FATAL|ERROR)(?::| -)\s|panicked at ")
+        .expect("static regex")
+});
+
 const SEARCH_PROGRAMS: &[&str] = &["grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "select-string", "findstr"];
 const READ_PROGRAMS: &[&str] = &["tail", "head", "sed", "less", "cat", "awk", "more", "bat", "nl"];
 
 impl CallFacts {
     pub fn of(call: &Call, msg: &Message) -> CallFacts {
         let tool = call.name.clone();
-        let Step { program, action, file, pattern, window, remote, core } = match &call.command {
-            Some(cmd) => shell_step(cmd),
-            None => tool_step(call),
-        };
+        let Step { program, action, file, pattern, window, remote, core, entry, probe, attempts, interval_secs } =
+            match &call.command {
+                Some(cmd) => shell_step(cmd),
+                None => tool_step(call),
+            };
+        let case_insensitive = call.command.as_deref().is_some_and(|c| {
+            let script = shell::parse(c);
+            script
+                .commands
+                .iter()
+                .any(|c| SEARCH_PROGRAMS.contains(&c.name()) && c.has_flag(Some('i'), Some("ignore-case")))
+        }) || call.input.get("-i").and_then(|v| v.as_bool()).unwrap_or(false);
         let output = call.result.as_ref().map(|r| {
             let body = strip_harness_header(&r.output);
             let lines: Vec<&str> = body.lines().collect();
             let chars = body.chars().count();
             let longest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
             let failed = r.is_error || r.exit_code.is_some_and(|c| c != 0);
+            let shape = Shape::of(body);
+            let longest_text = lines.iter().max_by_key(|l| l.len()).copied().unwrap_or("");
+            let dump = shape.dump.clone().filter(|_| longest >= LONG_LINE);
+            let dump_words = match (&dump, action, &pattern) {
+                (Some(_), "search", Some(p)) => pattern_words(p, longest_text, case_insensitive),
+                _ => Vec::new(),
+            };
             OutputFacts {
                 lines: lines.len(),
                 chars,
@@ -132,6 +179,15 @@ impl CallFacts {
                 revealing: revealing(&lines),
                 last_line: lines.iter().rev().find(|l| !l.trim().is_empty()).map(|l| clip(&one_line(l), LINE_CHARS)),
                 time: clock(r.timestamp),
+                dump_chars: if dump.is_some() { longest } else { 0 },
+                dump,
+                dump_words,
+                truncated: shape.truncated.clone(),
+                error_head: lines
+                    .iter()
+                    .rev()
+                    .find(|l| l.len() < 2000 && ERROR_HEAD.is_match(l))
+                    .map(|l| clip(&one_line(l), LINE_CHARS)),
             }
         });
         let seconds = call.result.as_ref().and_then(|r| secs_between(msg.timestamp, r.timestamp));
@@ -140,12 +196,21 @@ impl CallFacts {
             command_short: call.command.as_deref().map(|c| clip(&one_line(c), 140)),
             command: call.command.clone(),
             core: core.or_else(|| call.command.as_deref().map(|c| clip(&one_line(c), 100))),
-            program,
             action,
             file,
             pattern,
             window,
             remote,
+            label: match (action, &entry) {
+                ("launch", Some(e)) => e.clone(),
+                ("wait", _) => "wait loop".to_string(),
+                _ => program.clone(),
+            },
+            program,
+            entry,
+            probe,
+            attempts,
+            interval_secs,
             output,
             seconds,
         }
@@ -217,6 +282,7 @@ fn revealing(lines: &[&str]) -> Vec<Revealing> {
 }
 
 /// What a call did, before its output is looked at.
+#[derive(Default)]
 struct Step {
     program: String,
     action: &'static str,
@@ -226,6 +292,10 @@ struct Step {
     remote: bool,
     /// The segment that did the work, when the command line has more around it.
     core: Option<String>,
+    entry: Option<String>,
+    probe: Option<String>,
+    attempts: Option<u64>,
+    interval_secs: Option<u64>,
 }
 
 /// Facts of a call that carries no shell command (Read, Grep, Edit, …).
@@ -249,7 +319,7 @@ fn tool_step(call: &Call) -> Step {
             _ => None,
         };
     let file = file.or_else(|| patch_file(call));
-    Step { program: call.name.clone(), action, file, pattern: field("pattern"), window, remote: false, core: None }
+    Step { program: call.name.clone(), action, file, pattern: field("pattern"), window, ..Step::default() }
 }
 
 fn patch_file(call: &Call) -> Option<String> {
@@ -309,15 +379,7 @@ fn shell_step(cmd: &str) -> Step {
             cmds.iter().find(|c| !matches!(c.name(), "cd" | "echo" | "export" | "source" | ".")).map(|c| (c, "run"))
         });
     let Some((c, mut action)) = pick else {
-        return Step {
-            program: "sh".into(),
-            action: "run",
-            file: None,
-            pattern: None,
-            window: None,
-            remote,
-            core: None,
-        };
+        return Step { program: "sh".into(), action: "run", remote, ..Step::default() };
     };
     let file = c.file_args().last().map(|f| f.to_string());
     let mut pattern = None;
@@ -334,11 +396,85 @@ fn shell_step(cmd: &str) -> Step {
     }
     // A loop that sleeps between probes is a wait, whatever it probes with (a `grep`
     // of the log, a `curl` of a health endpoint).
-    if action != "launch" && script.loops.iter().any(|l| l.max_sleep_secs().is_some()) {
+    let (mut probe, mut attempts, mut interval_secs) = (None, None, None);
+    if action != "launch"
+        && let Some(l) = script.loops.iter().find(|l| l.max_sleep_secs().is_some())
+    {
         action = "wait";
+        attempts = l.iterations;
+        interval_secs = l.sleep_secs.map(|s| s.round() as u64);
+        probe = l.commands().filter_map(|i| cmds.get(i)).find(|c| liveness::is_probe(c)).map(liveness::describe_probe);
     }
     let core = (cmds.len() > 1 || remote || !c.env.is_empty()).then(|| clip(&text(c), 100));
-    Step { program: c.name().to_string(), action, file, pattern, window, remote, core }
+    let entry = (action == "launch").then(|| entry_of(c));
+    Step {
+        program: c.name().to_string(),
+        action,
+        file,
+        pattern,
+        window,
+        remote,
+        core,
+        entry,
+        probe,
+        attempts,
+        interval_secs,
+    }
+}
+
+/// The entry point of the `program` run in a command line (see [`entry_of`]).
+pub fn entry_of_command(cmd: &str, program: &str) -> Option<String> {
+    let script = shell::parse(cmd);
+    script.commands.iter().find(|c| c.name() == program).map(entry_of)
+}
+
+/// The name a launched program goes by: `python -m sglang.launch_server` →
+/// `sglang.launch_server`, `python train.py` → `train.py`, `vllm serve` → `vllm serve`.
+fn entry_of(c: &SimpleCommand) -> String {
+    let name = c.name();
+    if name.starts_with("python") {
+        if let Some(m) = c.flag_value(Some('m'), None) {
+            return m.to_string();
+        }
+        if let Some(script) = c.positionals().first() {
+            return script.rsplit('/').next().unwrap_or(script).to_string();
+        }
+    }
+    match c.args.first() {
+        Some(sub) if !sub.starts_with('-') && sub.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '-') => {
+            format!("{name} {sub}")
+        }
+        _ => name.to_string(),
+    }
+}
+
+/// The words of a long line that a search pattern matched, each as it stands in the
+/// line (the run of characters around the match up to a space, comma or bracket), in
+/// pattern order. Only plain alternatives (`foo\|bar`, `foo|bar`) are looked for.
+fn pattern_words(pattern: &str, line: &str, case_insensitive: bool) -> Vec<String> {
+    let alts: Vec<&str> =
+        if pattern.contains("\\|") { pattern.split("\\|").collect() } else { pattern.split('|').collect() };
+    let hay = if case_insensitive { line.to_ascii_lowercase() } else { line.to_string() };
+    let mut out: Vec<String> = Vec::new();
+    for alt in alts {
+        let plain = !alt.is_empty() && alt.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ' '));
+        if !plain {
+            continue;
+        }
+        let needle = if case_insensitive { alt.to_ascii_lowercase() } else { alt.to_string() };
+        let Some(at) = hay.find(&needle) else { continue };
+        let stop = |c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '[' | ']' | '{' | '}' | '"' | '\'');
+        let start = line[..at].rfind(stop).map_or(0, |i| i + 1);
+        let end = line[at..].find(stop).map_or(line.len(), |i| at + i);
+        let word = clip(&line[start..end], 80);
+        if !out.contains(&word) {
+            out.push(word);
+        }
+        if out.len() >= 5 {
+            break;
+        }
+    }
+    out
 }
 
 /// `tail -50` → "last 50 lines"; `head -n 20` → "first 20 lines"; `sed -n '40,75p'` →

@@ -12,17 +12,16 @@ use serde::Serialize;
 
 use super::calls::CallFacts;
 use super::glossary::{Glossary, Term};
+use super::statements;
+use super::story::{Beat, Experiment, Moment, Paragraph, Quote, SearchFacts};
 use super::text::{clip, clock, duration, one_line, quote, secs_between, sentences, sentences_where};
 use crate::commands::display_path;
 use crate::detect::{self, Finding};
 use crate::model::{Message, Origin, Role, Session};
 
 /// Context events quoted before an episode.
-const CONTEXT_EVENTS: usize = 8;
 /// Messages after the key that "what followed" looks at.
 const FOLLOW_MESSAGES: usize = 5;
-/// Findings further than this after the key are not part of what followed.
-const FOLLOW_FINDINGS_WITHIN: u32 = 40;
 /// Characters of a quoted sentence or line.
 const QUOTE: usize = 220;
 
@@ -109,6 +108,35 @@ pub struct PatternInfo {
     pub evidence: Vec<u32>,
 }
 
+/// An assumption the moment rests on, and what the transcript later says about it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Assumption {
+    /// pattern-selective, end-holds-answer, process-crashed, keyword-means-crash,
+    /// claim-holds, budget-enough, changes-separable, knows-next, retry-differs,
+    /// test-shows-problem, remote-copy
+    pub kind: &'static str,
+    /// held, failed, open — the phrase key `assumption.<kind>` picks its wording by it.
+    pub situations: Vec<&'static str>,
+    pub seed: u32,
+    /// What the assumption is about: a pattern, a window of a file, a count.
+    pub subject: Option<String>,
+    pub file: Option<String>,
+    /// The message that settles it, and the words or line that do.
+    pub evidence: Option<Quote>,
+    pub detail: Option<String>,
+    /// The message the assumption is about, when it is not the subject.
+    pub at: Option<u32>,
+}
+
+/// How far a process had got, read from a progress line.
+#[derive(Debug, Clone, Serialize)]
+pub struct Progress {
+    pub idx: u32,
+    pub line: String,
+    pub done: Option<u64>,
+    pub total: Option<u64>,
+}
+
 /// An episode: one finding, or one message written up on its own.
 #[derive(Debug, Clone, Serialize)]
 pub struct EpisodeFacts {
@@ -120,17 +148,27 @@ pub struct EpisodeFacts {
     pub seed: u32,
     pub key: u32,
     pub pattern: Option<PatternInfo>,
+    /// The finding's own facts, and those of other findings on the same message.
+    pub moment: Option<Moment>,
+    pub also: Vec<Moment>,
     pub session: SessionInfo,
     /// The first thing the user typed.
     pub goal: Option<Event>,
-    /// What the session was doing before, oldest first.
-    pub context: Vec<Event>,
+    /// Time from the session's start to this message.
+    pub since_start: Option<String>,
+    /// What the session was doing before, as paragraphs of beats, oldest first.
+    pub context: Vec<Paragraph>,
+    /// The last launch told in the context: what this moment traces back to.
+    pub upstream: Option<Beat>,
     pub subject: MessageFacts,
     /// The attempts right before the subject (the finding's earlier evidence, or the
     /// assistant's last calls before it), oldest first.
     pub prior_attempts: Vec<MessageFacts>,
-    /// Sentences of the subject (and its thinking) that give reasons.
+    /// The searches among them, measured.
+    pub searches: Vec<SearchFacts>,
+    /// Sentences of the subject that say why or what next (prose only).
     pub reasoning: Vec<String>,
+    /// The subject's visible thinking.
     pub thinking: Vec<String>,
     /// The subject's first search call among the attempts, and its positional read.
     pub search: Option<CallFacts>,
@@ -140,12 +178,21 @@ pub struct EpisodeFacts {
     pub previous_launch: Option<Event>,
     /// Revealing lines of the subject's outputs, with the idx they came from.
     pub revealing: Vec<Event>,
+    /// The last progress reading of the subject's outputs.
+    pub progress: Option<Progress>,
+    /// The subject read or searched output and none of it is an error line.
+    pub no_error: bool,
+    /// How the next assistant message read this one's outcome.
+    pub reading: Option<Quote>,
+    pub assumptions: Vec<Assumption>,
     pub technologies: Vec<Term>,
-    pub followed_by: Vec<Event>,
-    /// Later findings close after the key.
-    pub later_findings: Vec<Event>,
-    /// Median length of an assistant message in the session, for "N times longer".
+    /// What came after, as beats.
+    pub followed: Vec<Beat>,
+    /// Median length of assistant text in the session, for "N times longer".
     pub median_assistant_chars: usize,
+    /// In an arc: findings of the next messages told in the same section (an empty
+    /// turn and the recap it drew).
+    pub joined: Vec<Moment>,
     /// Every message the episode cites, for the appendix.
     pub cited: Vec<Event>,
 }
@@ -160,19 +207,53 @@ pub struct ArcFacts {
     pub to: u32,
     pub session: SessionInfo,
     pub goal: Option<Event>,
-    pub context: Vec<Event>,
+    /// The story before the arc, as paragraphs of beats.
+    pub context: Vec<Paragraph>,
     pub start_time: Option<String>,
     pub end_time: Option<String>,
     pub span: Option<String>,
     pub messages: usize,
     pub commands: usize,
     pub failed_commands: usize,
-    /// One step per finding in the range, or per notable message when none.
+    /// One step per message with findings (the telling one leads, the others are its
+    /// `also`), or per notable message when there are none.
     pub steps: Vec<EpisodeFacts>,
+    /// Findings in the range, and how many of each detector.
+    pub findings: usize,
+    pub tally: Vec<Tally>,
     pub detectors: Vec<String>,
+    /// The findings that make the arc's thread, in order — including one before the
+    /// range whose evidence reaches into it (an alarm taken back inside the arc).
+    pub thread: Vec<Moment>,
+    /// Where the arc's wall-clock time went: the largest waits and pauses.
+    pub time_parts: Vec<TimePart>,
+    /// How the arc ends: its last message, told.
+    pub ending: Option<Beat>,
     /// The last message of the range, quoted.
     pub last: Option<Event>,
     pub cited: Vec<Event>,
+}
+
+/// Findings of one detector in an arc.
+#[derive(Debug, Clone, Serialize)]
+pub struct Tally {
+    pub detector: String,
+    pub count: usize,
+    pub seed: u32,
+    pub situations: Vec<&'static str>,
+}
+
+/// A stretch of wall-clock time: a call that ran long, or a pause before a turn.
+#[derive(Debug, Clone, Serialize)]
+pub struct TimePart {
+    pub idx: u32,
+    /// wait, call, pause
+    pub kind: &'static str,
+    pub secs: i64,
+    pub text: String,
+    /// What ran (for calls), quoted, and for a wait the line it ended with.
+    pub command: Option<String>,
+    pub line: Option<String>,
 }
 
 /// A finding on the session timeline.
@@ -185,9 +266,12 @@ pub struct TimelineEntry {
     pub time: Option<String>,
     /// Time since the previous finding (or the session start).
     pub since_previous: Option<String>,
+    /// The finding's own facts, for wording it.
+    pub moment: Moment,
 }
 
-/// The part of a session between two typed user turns.
+/// The part of a session between two requests of the user's (turns that only nod the
+/// work on — "continue", "go ahead" — do not start a phase; they are counted).
 #[derive(Debug, Clone, Serialize)]
 pub struct Phase {
     pub request: Event,
@@ -198,14 +282,26 @@ pub struct Phase {
     pub messages: usize,
     pub commands: usize,
     pub failed: usize,
+    pub launches: usize,
+    /// The user's nudges inside the phase.
+    pub nudges: usize,
     pub findings: Vec<TimelineEntry>,
 }
 
-/// A launch and how long until the next launch of the same program (or the end).
+/// A nudge the user typed, and how often.
+#[derive(Debug, Clone, Serialize)]
+pub struct Nudge {
+    pub text: String,
+    pub count: usize,
+}
+
+/// A launch, what changed since the previous launch of the same program, and what
+/// became of it; and how long until the next launch of the same program (or the end).
 #[derive(Debug, Clone, Serialize)]
 pub struct Launch {
     pub event: Event,
     pub program: String,
+    pub experiment: Experiment,
     pub next: Option<u32>,
     pub waited: Option<String>,
     pub waited_secs: Option<i64>,
@@ -225,10 +321,17 @@ pub struct FailureGroup {
 pub struct TimeUse {
     pub total: Option<String>,
     pub total_secs: Option<i64>,
-    /// Time inside tool calls, per program, longest first.
+    /// Time inside tool calls, per program (wait loops as "wait loop"), longest first.
     pub by_program: Vec<(String, String, i64)>,
     pub in_calls: Option<String>,
     pub waiting_for_user: Option<String>,
+    /// Stretches of more than half an hour with nothing happening (nights, lunch), and
+    /// their sum: calls of editors and readers whose result came back that late count
+    /// here, not as work.
+    pub pauses: usize,
+    pub paused: Option<String>,
+    /// The share of the wall-clock time that went to wait loops, and how much.
+    pub in_waits: Option<String>,
     /// The longest single calls.
     pub longest_calls: Vec<Event>,
     pub longest_secs: Vec<i64>,
@@ -251,6 +354,10 @@ pub struct SessionFacts {
     pub session: SessionInfo,
     pub goal: Option<Event>,
     pub phases: Vec<Phase>,
+    /// Requests the user typed, and the nudges in between, most frequent first.
+    pub requests: usize,
+    pub nudges: Vec<Nudge>,
+    pub nudge_count: usize,
     pub timeline: Vec<TimelineEntry>,
     pub launches: Vec<Launch>,
     pub by_detector: Vec<DetectorCount>,
@@ -258,6 +365,8 @@ pub struct SessionFacts {
     pub time: TimeUse,
     pub technologies: Vec<Term>,
     pub last: Option<Event>,
+    /// How the session ends: its last message, told.
+    pub ending: Option<Beat>,
     pub cited: Vec<Event>,
 }
 
@@ -266,7 +375,6 @@ pub struct Builder<'a> {
     pub session: &'a Session,
     pub findings: &'a [Finding],
     pub glossary: &'a Glossary,
-    median_assistant_chars: usize,
     /// Facts of every call, per message position: computed once, since shell parsing
     /// and output analysis are the costly part and every section asks again.
     calls: Vec<Vec<CallFacts>>,
@@ -274,16 +382,12 @@ pub struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     pub fn new(session: &'a Session, findings: &'a [Finding], glossary: &'a Glossary) -> Builder<'a> {
-        let mut lens: Vec<usize> =
-            session.messages.iter().filter(|m| m.role == Role::Assistant).map(|m| m.char_len()).collect();
-        lens.sort_unstable();
-        let median_assistant_chars = lens.get(lens.len() / 2).copied().unwrap_or(0);
         let calls = session.messages.iter().map(|m| m.calls.iter().map(|c| CallFacts::of(c, m)).collect()).collect();
-        Builder { session, findings, glossary, median_assistant_chars, calls }
+        Builder { session, findings, glossary, calls }
     }
 
     /// The facts of `m`'s calls, in call order.
-    fn facts_of(&self, m: &Message) -> &[CallFacts] {
+    pub(super) fn facts_of(&self, m: &Message) -> &[CallFacts] {
         match self.session.messages.binary_search_by_key(&m.idx, |x| x.idx) {
             Ok(pos) => &self.calls[pos],
             Err(_) => &[],
@@ -445,10 +549,16 @@ impl<'a> Builder<'a> {
     }
 
     /// The episode around the finding keyed on `key` — or, without one, the message
-    /// `key` written up on its own.
+    /// `key` written up on its own. With several findings on the message, the one that
+    /// tells the most leads.
     pub fn episode(&self, key: u32) -> Option<EpisodeFacts> {
-        let finding = self.findings.iter().find(|f| f.key == key);
+        let finding = self.lead_finding(key);
         self.episode_for(key, finding)
+    }
+
+    /// The finding on message `key` that a story leads with.
+    pub(super) fn lead_finding(&self, key: u32) -> Option<&'a Finding> {
+        self.findings.iter().filter(|f| f.key == key).min_by_key(|f| narrative_rank(&f.detector))
     }
 
     fn episode_for(&self, key: u32, finding: Option<&Finding>) -> Option<EpisodeFacts> {
@@ -456,7 +566,12 @@ impl<'a> Builder<'a> {
         let key_msg = s.message(key)?;
         let subject = self.message(key_msg);
         let evidence: Vec<u32> = finding.map(|f| f.evidence.clone()).unwrap_or_else(|| vec![key]);
-        let first = evidence.first().copied().unwrap_or(key).min(key);
+        // Where the context stops: before the finding's first evidence — except for a
+        // relaunch, whose evidence (the previous launch, the edits) is the context.
+        let first = match finding.map(|f| f.detector.as_str()) {
+            Some("confounded-change") => key,
+            _ => evidence.first().copied().unwrap_or(key).min(key),
+        };
 
         // Earlier attempts: the finding's evidence before the key; without that, the
         // assistant's last messages with calls right before it.
@@ -479,11 +594,17 @@ impl<'a> Builder<'a> {
                 .collect();
             prior.reverse();
         }
+        let searches: Vec<SearchFacts> =
+            prior.iter().filter_map(|p| s.message(p.idx)).filter_map(|m| self.search_of(m)).collect();
 
-        let context = self.context_before(first, finding);
-        let reasoning = reasons(&key_msg.text);
-        let thinking =
-            if key_msg.thinking.trim().is_empty() { vec![] } else { vec![sentences(&key_msg.thinking, 3, 400)] };
+        // The story before: findings that are this episode's own evidence are told in
+        // its sections, not in the context.
+        let mut skip: Vec<u32> = evidence.clone();
+        skip.push(key);
+        let context = self.story_before(first, &skip);
+        let reasoning = statements::reasoning(&key_msg.text, 260, 4);
+        let thinking: Vec<String> =
+            Some(sentences(&key_msg.thinking, 5, 700)).filter(|t| !t.trim().is_empty()).into_iter().collect();
 
         // A finding's earlier attempts are part of its story; a message written up on
         // its own is about its own calls only.
@@ -503,6 +624,7 @@ impl<'a> Builder<'a> {
             .iter()
             .filter_map(|c| c.output.as_ref())
             .flat_map(|o| &o.revealing)
+            .filter(|r| r.kind != "last" || subject.calls.iter().all(|c| c.action != "wait"))
             .map(|r| Event {
                 idx: key,
                 kind: r.kind,
@@ -514,14 +636,38 @@ impl<'a> Builder<'a> {
                 detector: None,
             })
             .collect();
-
-        let followed_by = self.followed_by(key);
-        let later_findings: Vec<Event> = self
-            .findings
+        let progress = revealing.iter().find(|r| r.kind == "progress").map(|r| {
+            static FRACTION: LazyLock<Regex> =
+                LazyLock::new(|| Regex::new(r"\b(\d+)\s*/\s*(\d+)\b").expect("static regex"));
+            let c = FRACTION.captures(&r.quote);
+            Progress {
+                idx: key,
+                line: r.quote.clone(),
+                done: c.as_ref().and_then(|c| c[1].parse().ok()),
+                total: c.as_ref().and_then(|c| c[2].parse().ok()),
+            }
+        });
+        let looked = subject.calls.iter().any(|c| matches!(c.action, "read" | "search") && c.output.is_some());
+        let no_error =
+            looked
+                && subject.calls.iter().filter_map(|c| c.output.as_ref()).all(|o| {
+                    o.error_head.is_none() && !o.revealing.iter().any(|r| matches!(r.kind, "error" | "alarm"))
+                });
+        // How the next assistant message read this one's outcome.
+        let pos = s.messages.partition_point(|m| m.idx <= key);
+        let reading = s.messages[pos..]
             .iter()
-            .filter(|f| f.key > key && f.key <= key + FOLLOW_FINDINGS_WITHIN)
-            .map(|f| self.finding_event(f))
-            .collect();
+            .take_while(|m| m.role != Role::User)
+            .find(|m| m.role == Role::Assistant && !m.text.trim().is_empty())
+            .and_then(|m| {
+                statements::statements(&m.text, 260)
+                    .into_iter()
+                    .find(|x| matches!(x.kind, statements::Kind::Retraction | statements::Kind::Conclusion))
+                    .map(|x| Quote { idx: m.idx, text: x.text })
+            })
+            .filter(|_| subject.role == "assistant" && !subject.calls.is_empty());
+
+        let followed = self.story_after(key, FOLLOW_MESSAGES, &[key]);
 
         // Technologies: what the episode's own messages mention.
         let mut texts: Vec<&str> = Vec::new();
@@ -536,13 +682,29 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        for e in &context {
-            texts.push(&e.quote);
-        }
+        let context_quotes: Vec<String> =
+            context.iter().flat_map(|p| &p.beats).flat_map(|b| b.quotes.iter().cloned()).collect();
+        texts.extend(context_quotes.iter().map(String::as_str));
         let technologies = self.glossary.find(&texts);
 
+        let moment = finding.map(|f| self.moment(f));
+        let mut seen = std::collections::HashSet::new();
+        let also: Vec<Moment> = self
+            .findings
+            .iter()
+            .filter(|f| f.key == key && Some(*f) != finding)
+            .filter(|f| seen.insert(f.detector.clone()))
+            .map(|f| self.moment(f))
+            .collect();
+
         let mut situations = Vec::new();
+        if let Some(m) = &moment {
+            situations.extend(m.situations.iter().copied());
+        }
         situation_tags(&subject, &prior, finding.is_some(), &mut situations);
+        if subject.calls.first().is_some_and(|c| c.command.is_none()) {
+            situations.push("tool-call");
+        }
 
         let pattern = finding.map(|f| PatternInfo {
             detector: f.detector.clone(),
@@ -551,17 +713,27 @@ impl<'a> Builder<'a> {
             key: f.key,
             evidence: f.evidence.clone(),
         });
+        let goal = self.goal();
+        let since_start =
+            secs_between(s.meta.started.or(s.messages.first().and_then(|m| m.timestamp)), key_msg.timestamp)
+                .filter(|d| *d > 0)
+                .map(duration);
         let mut ep = EpisodeFacts {
             detector: finding.map_or_else(|| "_message".to_string(), |f| f.detector.clone()),
             situations,
             seed: key,
             key,
             pattern,
+            moment,
+            also,
             session: self.info(),
-            goal: self.goal(),
+            goal,
+            since_start,
+            upstream: context.iter().flat_map(|p| &p.beats).rev().find(|b| b.kind == "experiment").cloned(),
             context,
             subject,
             prior_attempts: prior,
+            searches,
             reasoning,
             thinking,
             search,
@@ -569,81 +741,196 @@ impl<'a> Builder<'a> {
             changes,
             previous_launch,
             revealing,
+            progress,
+            no_error,
+            reading,
+            assumptions: Vec::new(),
             technologies,
-            followed_by,
-            later_findings,
-            median_assistant_chars: self.median_assistant_chars,
+            followed,
+            median_assistant_chars: self.median_text_chars(),
+            joined: Vec::new(),
             cited: Vec::new(),
         };
+        ep.assumptions = self.assumptions(&ep);
         ep.cited = self.cited(ep_cites(&ep));
         Some(ep)
     }
 
-    /// Context events before message `before`: launches, failures, plans, edits, user
-    /// turns and earlier findings, the last few of them.
-    fn context_before(&self, before: u32, finding: Option<&Finding>) -> Vec<Event> {
+    /// The assumptions the episode's moment rests on, each judged by what the
+    /// transcript shows later (held, failed) or left open.
+    fn assumptions(&self, ep: &EpisodeFacts) -> Vec<Assumption> {
         let s = self.session;
-        let pos = s.messages.partition_point(|m| m.idx < before);
-        let goal_idx = self.goal().map(|g| g.idx);
-        let mut events: Vec<Event> = Vec::new();
-        // Walk back until enough events are found; the story reads oldest first.
-        for m in s.messages[..pos].iter().rev() {
-            if Some(m.idx) == goal_idx {
-                continue;
-            }
-            let mut evs = self.events(m, false);
-            evs.retain(|e| e.kind != "said");
-            for e in evs.into_iter().rev() {
-                events.push(e);
-            }
-            if events.len() >= CONTEXT_EVENTS * 2 {
-                break;
-            }
-        }
-        for f in self.findings.iter().filter(|f| f.key < before && Some(*f) != finding) {
-            events.push(self.finding_event(f));
-        }
-        events.sort_by_key(|e| (e.idx, e.kind == "finding"));
-        // Prefer the most recent events, but never more than two reads of the same kind
-        // in a row: five "edited" events tell less than one edit, one launch, one failure.
-        let mut kept: Vec<Event> = Vec::new();
-        for e in events.into_iter().rev() {
-            let same_run = kept.iter().rev().take(2).filter(|k| k.kind == e.kind).count();
-            if same_run >= 2 && e.kind != "finding" {
-                continue;
-            }
-            kept.push(e);
-            if kept.len() >= CONTEXT_EVENTS {
-                break;
-            }
-        }
-        kept.reverse();
-        kept
-    }
-
-    fn followed_by(&self, key: u32) -> Vec<Event> {
-        let s = self.session;
-        let pos = s.messages.partition_point(|m| m.idx <= key);
-        s.messages[pos..]
+        let mut out: Vec<Assumption> = Vec::new();
+        let mk =
+            |kind: &'static str, validity: &'static str, subject: Option<String>, evidence: Option<Quote>| Assumption {
+                kind,
+                situations: vec![validity],
+                seed: ep.key,
+                subject,
+                file: None,
+                evidence,
+                detail: None,
+                at: None,
+            };
+        let detector = ep.pattern.as_ref().map(|p| p.detector.as_str()).unwrap_or("");
+        let mo = ep.moment.as_ref();
+        // A crash believed before this moment and taken back after it.
+        let premise = self
+            .findings
             .iter()
-            .filter(|m| m.role != Role::System)
-            .take(FOLLOW_MESSAGES)
-            .flat_map(|m| {
-                let mut ev = self.events(m, true);
-                // One event per message keeps "what followed" a story, not a log.
-                ev.sort_by_key(|e| match e.kind {
-                    "failed" | "tested-failed" | "launched" | "tested" => 0,
-                    "said" | "planned" | "asked" | "empty-turn" | "interrupted" => 1,
-                    _ => 2,
-                });
-                ev.into_iter().take(1)
-            })
-            .collect()
+            .filter(|f| matches!(f.detector.as_str(), "false-crash-alarm" | "self-correction"))
+            .find_map(|f| {
+                let m = self.moment(f);
+                let claimed = m.alarm.as_ref().or(m.claim.as_ref())?.idx;
+                let undone = m.retraction.as_ref().or(m.disproof.as_ref())?;
+                (claimed < ep.key && undone.idx > ep.key && undone.idx <= ep.key + 40)
+                    .then(|| (m.alarm.clone().or(m.claim.clone()), undone.clone()))
+            });
+        match detector {
+            "grep-tail-pivot" | "noisy-search" | "" => {
+                if let Some(r) = &ep.read
+                    && r.window.is_some()
+                {
+                    let line = r.output.as_ref().and_then(|o| {
+                        o.revealing
+                            .iter()
+                            .find(|x| matches!(x.kind, "error" | "progress" | "result"))
+                            .map(|x| x.line.clone())
+                    });
+                    let mut a_subject = r.window.clone();
+                    if let Some(f) = &r.file {
+                        a_subject = a_subject.map(|w| format!("{w} of {}", f.rsplit('/').next().unwrap_or(f)));
+                    }
+                    out.push(mk(
+                        "end-holds-answer",
+                        if line.is_some() { "held" } else { "open" },
+                        a_subject,
+                        line.map(|l| Quote { idx: ep.key, text: l }),
+                    ));
+                }
+                // A finding's searches; a message on its own is judged by its own search.
+                let own: Vec<SearchFacts> = s.message(ep.key).and_then(|m| self.search_of(m)).into_iter().collect();
+                let searches: Vec<&SearchFacts> = match detector {
+                    "noisy-search" => mo.map(|m| m.searches.iter().collect()).unwrap_or_default(),
+                    "grep-tail-pivot" => ep.searches.iter().collect(),
+                    _ => own.iter().collect(),
+                };
+                if let Some(sf) = searches.iter().find(|x| x.pattern.is_some()) {
+                    let bad = sf.dump.is_some() || sf.truncated.is_some();
+                    let ev = sf
+                        .dump_words
+                        .first()
+                        .cloned()
+                        .or_else(|| sf.truncated.clone())
+                        .map(|t| Quote { idx: sf.idx, text: t });
+                    let mut a = Assumption {
+                        kind: "pattern-selective",
+                        situations: vec![if bad { "failed" } else { "open" }],
+                        seed: ep.key,
+                        subject: sf.pattern.clone(),
+                        file: sf.file.clone(),
+                        evidence: ev,
+                        detail: sf.dump.clone(),
+                        at: Some(sf.idx),
+                    };
+                    if sf.truncated.is_some() {
+                        a.situations.push("truncated");
+                    }
+                    out.push(a);
+                }
+            }
+            "false-crash-alarm" => {
+                if let Some(m) = mo {
+                    out.push(mk(
+                        "keyword-means-crash",
+                        if m.disproof.is_some() { "failed" } else { "open" },
+                        m.probe.clone(),
+                        m.disproof.clone(),
+                    ));
+                }
+            }
+            "self-correction" => {
+                if let Some(m) = mo {
+                    out.push(mk(
+                        "claim-holds",
+                        "failed",
+                        m.claim.as_ref().map(|c| c.text.clone()),
+                        m.retraction.clone(),
+                    ));
+                }
+            }
+            "polling-timeout" => {
+                if let Some(w) = mo.and_then(|m| m.wait.as_ref()) {
+                    let subject = match (w.attempts, &w.interval, &w.budget) {
+                        (Some(n), Some(i), Some(b)) => Some(format!("{n} attempts, {i} apart ({b})")),
+                        _ => w.elapsed.clone(),
+                    };
+                    out.push(mk(
+                        "budget-enough",
+                        "failed",
+                        subject,
+                        w.line.clone().map(|l| Quote { idx: w.idx, text: l }),
+                    ));
+                }
+            }
+            "confounded-change" => {
+                if let Some(x) = mo.and_then(|m| m.experiment.as_ref()) {
+                    let later = s.message(ep.key).and_then(|m| self.experiment(m, s.messages.len()));
+                    let (outcome, ev) = match later.as_ref().map(|(x, _)| x) {
+                        Some(l) => (
+                            l.outcome,
+                            l.error.clone().or_else(|| {
+                                l.wait.as_ref().and_then(|w| w.line.clone().map(|t| Quote { idx: w.idx, text: t }))
+                            }),
+                        ),
+                        None => ("unknown", None),
+                    };
+                    let mut a = Assumption {
+                        kind: "changes-separable",
+                        situations: vec![if outcome == "ready" { "held" } else { "open" }],
+                        seed: ep.key,
+                        subject: Some(x.change_count.to_string()),
+                        file: None,
+                        evidence: ev,
+                        detail: Some(outcome.to_string()),
+                        at: None,
+                    };
+                    a.situations.push(match outcome {
+                        "failed" => "outcome-failed",
+                        "alarm" => "outcome-alarm",
+                        "timeout" => "outcome-timeout",
+                        "ready" => "outcome-ready",
+                        _ => "outcome-unknown",
+                    });
+                    out.push(a);
+                }
+            }
+            "empty-user-turn" => {
+                if let Some(m) = mo {
+                    out.push(mk("knows-next", if m.reply.is_some() { "held" } else { "open" }, None, m.reply.clone()));
+                }
+            }
+            "retry-loop" => {
+                if let Some(m) = mo {
+                    out.push(mk("retry-differs", "failed", m.command.clone(), m.runs.last().cloned()));
+                }
+            }
+            _ => {}
+        }
+        if let Some((claim, undone)) = premise
+            && !matches!(detector, "false-crash-alarm" | "self-correction")
+        {
+            out.push(mk("process-crashed", "failed", claim.map(|c| c.text), Some(undone)));
+        }
+        if ep.situations.contains(&"test-failed") {
+            out.push(mk("test-shows-problem", "open", None, None));
+        }
+        out
     }
 
     /// Settings that differ between this message's launch and the previous launch of
     /// the same program in the session.
-    fn changes_since_previous_launch(&self, m: &Message) -> (Vec<Change>, Option<Event>) {
+    pub(super) fn changes_since_previous_launch(&self, m: &Message) -> (Vec<Change>, Option<Event>) {
         let Some((cmd, prog)) = m.calls.iter().zip(self.facts_of(m)).find_map(|(c, f)| {
             (f.action == "launch").then(|| (c.command.clone().unwrap_or_default(), f.program.clone()))
         }) else {
@@ -725,14 +1012,32 @@ impl<'a> Builder<'a> {
         let msgs: Vec<&Message> = s.messages.iter().filter(|m| (from..=to).contains(&m.idx)).collect();
         let first = *msgs.first()?;
         let last = *msgs.last()?;
-        let in_range: Vec<&Finding> = self.findings.iter().filter(|f| (from..=to).contains(&f.key)).collect();
+        let in_range: Vec<&Finding> = {
+            let mut seen = std::collections::HashSet::new();
+            self.findings
+                .iter()
+                .filter(|f| (from..=to).contains(&f.key))
+                .filter(|f| seen.insert((f.key, f.detector.clone())))
+                .collect()
+        };
         let mut steps: Vec<EpisodeFacts> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        for f in &in_range {
-            // Several detectors may fire on one message; it is one step of the story.
-            if seen.insert(f.key)
-                && let Some(ep) = self.episode_for(f.key, Some(f))
+        let mut keys: Vec<u32> = in_range.iter().map(|f| f.key).collect();
+        keys.dedup();
+        for k in keys {
+            let Some(lead) = self.lead_finding(k) else { continue };
+            // A finding whose evidence is the step just before (the recap an empty turn
+            // drew) is told in that step's section.
+            if let Some(prev) = steps.last_mut()
+                && lead.evidence.contains(&prev.key)
+                && prev.subject.role == "user"
+                && self.session.messages.partition_point(|m| m.idx < k)
+                    == self.session.messages.partition_point(|m| m.idx <= prev.key)
             {
+                prev.joined.push(self.moment(lead));
+                prev.situations.insert(0, joined_tag(&lead.detector));
+                continue;
+            }
+            if let Some(ep) = self.episode_for(k, Some(lead)) {
                 steps.push(ep);
             }
         }
@@ -764,9 +1069,43 @@ impl<'a> Builder<'a> {
         }
         let calls: Vec<CallFacts> =
             msgs.iter().flat_map(|m| self.facts_of(m).iter().cloned()).filter(|c| c.command.is_some()).collect();
+        let mut tally: Vec<Tally> = Vec::new();
+        for f in &in_range {
+            match tally.iter_mut().find(|t| t.detector == f.detector) {
+                Some(t) => t.count += 1,
+                None => tally.push(Tally { detector: f.detector.clone(), count: 1, seed: from, situations: vec![] }),
+            }
+        }
+        for t in &mut tally {
+            t.situations.push(if t.count == 1 { "one" } else { "several" });
+        }
         let mut detectors: Vec<String> = in_range.iter().map(|f| f.detector.clone()).collect();
         detectors.sort();
         detectors.dedup();
+        // The thread: findings in the range, led per message, and earlier findings whose
+        // evidence reaches into the range.
+        let mut thread: Vec<Moment> = self
+            .findings
+            .iter()
+            .filter(|f| f.key < from && f.evidence.iter().any(|e| (from..=to).contains(e)))
+            .filter(|f| matches!(f.detector.as_str(), "false-crash-alarm" | "confounded-change" | "retry-loop"))
+            .map(|f| self.moment(f))
+            .collect();
+        let mut led: Vec<u32> = Vec::new();
+        for f in &in_range {
+            if led.contains(&f.key) {
+                continue;
+            }
+            led.push(f.key);
+            let mut on: Vec<&Finding> = in_range.iter().copied().filter(|g| g.key == f.key).collect();
+            on.sort_by_key(|g| narrative_rank(&g.detector));
+            thread.extend(on.into_iter().map(|g| self.moment(g)));
+        }
+        thread.truncate(8);
+        let time_parts = self.time_parts(&msgs);
+        let last_pos = s.messages.partition_point(|m| m.idx < last.idx);
+        let _ = last_pos;
+        let ending = self.ending_of(last);
         let last_ev = self.events(last, true).into_iter().next();
         let mut arc = ArcFacts {
             detector: "_arc",
@@ -776,7 +1115,7 @@ impl<'a> Builder<'a> {
             to: last.idx,
             session: self.info(),
             goal: self.goal(),
-            context: self.context_before(first.idx, None),
+            context: self.story_before(first.idx, &[]),
             start_time: clock(first.timestamp),
             end_time: clock(last.timestamp),
             span: secs_between(first.timestamp, last.timestamp).map(duration),
@@ -784,16 +1123,87 @@ impl<'a> Builder<'a> {
             commands: calls.len(),
             failed_commands: calls.iter().filter(|c| c.failed()).count(),
             steps,
+            findings: in_range.len(),
+            tally,
             detectors,
+            thread,
+            time_parts,
+            ending,
             last: last_ev,
             cited: Vec::new(),
         };
-        let mut idxs: Vec<u32> = arc.context.iter().map(|e| e.idx).collect();
+        let mut idxs: Vec<u32> = arc.context.iter().flat_map(|p| &p.beats).flat_map(Beat::cites).collect();
         idxs.extend(arc.goal.iter().map(|g| g.idx));
-        idxs.extend(arc.steps.iter().map(|s| s.key));
+        for st in &arc.steps {
+            idxs.push(st.key);
+            idxs.extend(st.moment.iter().chain(&st.also).chain(&st.joined).flat_map(Moment::cites));
+            idxs.extend(st.assumptions.iter().filter_map(|a| a.evidence.as_ref().map(|q| q.idx)));
+        }
+        idxs.extend(arc.thread.iter().flat_map(Moment::cites));
+        idxs.extend(arc.time_parts.iter().map(|t| t.idx));
+        idxs.extend(arc.ending.iter().flat_map(Beat::cites));
         idxs.extend(arc.last.iter().map(|e| e.idx));
         arc.cited = self.cited(idxs);
         Some(arc)
+    }
+
+    /// The last message of a story, told: its beat, or its first sentence.
+    fn ending_of(&self, m: &Message) -> Option<Beat> {
+        let before = self.session.messages.iter().rev().find(|x| x.idx < m.idx).map_or(0, |x| x.idx);
+        self.story_after(before, 1, &[])
+            .into_iter()
+            .find(|b| b.idx == m.idx)
+            .or_else(|| (!m.text.trim().is_empty()).then(|| Beat::said(m, sentences(&m.text, 1, QUOTE))))
+    }
+
+    /// The largest stretches of wall-clock time among `msgs`: long calls and pauses
+    /// before a user's turn, each at least a fifth of the span.
+    fn time_parts(&self, msgs: &[&Message]) -> Vec<TimePart> {
+        let (Some(a), Some(z)) = (msgs.first(), msgs.last()) else { return vec![] };
+        let Some(span) = secs_between(a.timestamp, z.timestamp).filter(|s| *s > 0) else { return vec![] };
+        let mut parts: Vec<TimePart> = Vec::new();
+        let mut prev_t = None;
+        for m in msgs {
+            for c in self.facts_of(m) {
+                if let Some(secs) = c.seconds.filter(|s| *s * 5 >= span) {
+                    parts.push(TimePart {
+                        idx: m.idx,
+                        kind: if c.action == "wait" { "wait" } else { "call" },
+                        secs,
+                        text: duration(secs),
+                        command: c.command_short.clone().or_else(|| Some(c.tool.clone())),
+                        line: if c.action == "wait" { self.wait_of(m).and_then(|w| w.line) } else { None },
+                    });
+                }
+            }
+            if m.role == Role::User
+                && m.origin == Origin::Typed
+                && let Some(d) = secs_between(prev_t, m.timestamp).filter(|d| *d * 5 >= span)
+            {
+                parts.push(TimePart {
+                    idx: m.idx,
+                    kind: "pause",
+                    secs: d,
+                    text: duration(d),
+                    command: None,
+                    line: (!m.text.trim().is_empty()).then(|| sentences(&m.text, 1, 120)),
+                });
+            }
+            // The pause before a turn runs from the last result, not the last message.
+            let end = self
+                .facts_of(m)
+                .iter()
+                .filter_map(|c| c.seconds.and_then(|s| m.timestamp.map(|t| t + chrono::Duration::seconds(s))))
+                .max()
+                .or(m.timestamp);
+            if end.is_some() {
+                prev_t = end;
+            }
+        }
+        parts.sort_by_key(|p| std::cmp::Reverse(p.secs));
+        parts.truncate(3);
+        parts.sort_by_key(|p| p.idx);
+        parts
     }
 
     /// The whole-session report.
@@ -818,31 +1228,46 @@ impl<'a> Builder<'a> {
                 title_facts: self.finding_event(f),
                 time: clock(t),
                 since_previous: secs_between(prev_t, t).map(duration),
+                moment: self.moment(f),
             });
             if t.is_some() {
                 prev_t = t;
             }
         }
 
-        // Phases between typed user turns.
+        // Phases between the user's requests; nudges ("continue") are counted.
         let mut phases: Vec<Phase> = Vec::new();
+        let typed = |m: &Message| m.is_typed_user() && !m.text.trim().is_empty();
         let starts: Vec<usize> = s
             .messages
             .iter()
             .enumerate()
-            .filter(|(_, m)| m.is_typed_user() && !m.text.trim().is_empty())
+            .filter(|(j, m)| typed(m) && (!statements::is_nudge(&m.text) || !s.messages[..*j].iter().any(typed)))
             .map(|(i, _)| i)
             .collect();
+        let mut nudges: Vec<Nudge> = Vec::new();
+        let first_typed = starts.first().map(|&i| s.messages[i].idx);
+        for m in s.messages.iter().filter(|m| typed(m) && statements::is_nudge(&m.text) && Some(m.idx) != first_typed) {
+            let t = one_line(m.text.trim());
+            match nudges.iter_mut().find(|n| n.text.eq_ignore_ascii_case(&t)) {
+                Some(n) => n.count += 1,
+                None => nudges.push(Nudge { text: t, count: 1 }),
+            }
+        }
+        // Nudges typed before the first request are not nudges of any phase.
+        let nudge_count: usize = nudges.iter().map(|n| n.count).sum();
+        nudges.sort_by(|a, b| b.count.cmp(&a.count).then(a.text.cmp(&b.text)));
+        nudges.truncate(4);
         for (n, &i) in starts.iter().enumerate() {
             let end = starts.get(n + 1).copied().unwrap_or(s.messages.len());
             let part = &s.messages[i..end];
-            let calls: Vec<CallFacts> =
-                part.iter().flat_map(|m| self.facts_of(m).iter().cloned()).filter(|c| c.command.is_some()).collect();
+            let facts: Vec<&CallFacts> = part.iter().flat_map(|m| self.facts_of(m).iter()).collect();
+            let calls: Vec<&&CallFacts> = facts.iter().filter(|c| c.command.is_some()).collect();
             let last = part.last().map(|m| m.idx).unwrap_or(s.messages[i].idx);
             let t0 = s.messages[i].timestamp;
             let t1 = part.iter().rev().find_map(|m| m.timestamp);
             phases.push(Phase {
-                request: self.events(&s.messages[i], false).into_iter().next().unwrap_or_else(|| Event {
+                request: Event {
                     idx: s.messages[i].idx,
                     kind: "asked",
                     time: clock(t0),
@@ -851,7 +1276,7 @@ impl<'a> Builder<'a> {
                     file: None,
                     detail: None,
                     detector: None,
-                }),
+                },
                 from: s.messages[i].idx,
                 to: last,
                 start: clock(t0),
@@ -859,41 +1284,41 @@ impl<'a> Builder<'a> {
                 messages: part.len(),
                 commands: calls.len(),
                 failed: calls.iter().filter(|c| c.failed()).count(),
+                launches: facts.iter().filter(|c| c.action == "launch").count(),
+                nudges: part[1..].iter().filter(|m| typed(m) && statements::is_nudge(&m.text)).count(),
                 findings: timeline.iter().filter(|t| (s.messages[i].idx..=last).contains(&t.idx)).cloned().collect(),
             });
         }
 
-        // Launches and the wait until the next launch of the same program.
+        // Launches: what changed, what became of each, and the time until the next
+        // launch of the same program.
         let mut launches: Vec<Launch> = Vec::new();
         for m in &s.messages {
-            for f in self.facts_of(m) {
-                let f = f.clone();
-                if f.action != "launch" {
-                    continue;
-                }
-                if let Some(prev) = launches.iter_mut().rev().find(|l| l.program == f.program && l.next.is_none()) {
-                    let t0 = s.message(prev.event.idx).and_then(|x| x.timestamp);
-                    prev.next = Some(m.idx);
-                    prev.waited_secs = secs_between(t0, m.timestamp);
-                    prev.waited = prev.waited_secs.map(duration);
-                }
-                launches.push(Launch {
-                    event: Event {
-                        idx: m.idx,
-                        kind: "launched",
-                        time: clock(m.timestamp),
-                        quote: f.command_short.clone().unwrap_or_default(),
-                        command: f.command_short.clone(),
-                        file: None,
-                        detail: None,
-                        detector: None,
-                    },
-                    program: f.program.clone(),
-                    next: None,
-                    waited: None,
-                    waited_secs: None,
-                });
+            let Some(f) = self.facts_of(m).iter().find(|f| f.action == "launch") else { continue };
+            let Some((experiment, _)) = self.experiment(m, s.messages.len()) else { continue };
+            if let Some(prev) = launches.iter_mut().rev().find(|l| l.program == f.label && l.next.is_none()) {
+                let t0 = s.message(prev.event.idx).and_then(|x| x.timestamp);
+                prev.next = Some(m.idx);
+                prev.waited_secs = secs_between(t0, m.timestamp);
+                prev.waited = prev.waited_secs.map(duration);
             }
+            launches.push(Launch {
+                event: Event {
+                    idx: m.idx,
+                    kind: "launched",
+                    time: clock(m.timestamp),
+                    quote: f.command_short.clone().unwrap_or_default(),
+                    command: f.command_short.clone(),
+                    file: None,
+                    detail: None,
+                    detector: None,
+                },
+                program: f.label.clone(),
+                experiment,
+                next: None,
+                waited: None,
+                waited_secs: None,
+            });
         }
         let end_t = s.messages.iter().rev().find_map(|m| m.timestamp);
         for l in launches.iter_mut().filter(|l| l.next.is_none()) {
@@ -986,6 +1411,9 @@ impl<'a> Builder<'a> {
             seed: s.messages.first().map_or(0, |m| m.idx),
             session: self.info(),
             goal,
+            requests: phases.len(),
+            nudges,
+            nudge_count,
             phases,
             timeline,
             launches,
@@ -994,12 +1422,15 @@ impl<'a> Builder<'a> {
             time,
             technologies,
             last,
+            ending: s.messages.iter().rev().find(|m| m.role != Role::System).and_then(|m| self.ending_of(m)),
             cited: Vec::new(),
         };
         let mut idxs: Vec<u32> = facts.goal.iter().map(|g| g.idx).collect();
+        idxs.extend(facts.ending.iter().flat_map(Beat::cites));
         idxs.extend(facts.phases.iter().map(|p| p.request.idx));
         idxs.extend(facts.timeline.iter().map(|t| t.idx));
-        idxs.extend(facts.launches.iter().map(|l| l.event.idx));
+        idxs.extend(facts.launches.iter().flat_map(|l| l.experiment.cites()));
+        idxs.extend(facts.timeline.iter().flat_map(|t| t.moment.cites()));
         idxs.extend(facts.failures.iter().map(|f| f.first.idx));
         idxs.extend(facts.time.longest_calls.iter().map(|e| e.idx));
         idxs.extend(facts.last.iter().map(|e| e.idx));
@@ -1008,17 +1439,41 @@ impl<'a> Builder<'a> {
     }
 
     fn time_use(&self) -> TimeUse {
+        /// A stretch with nothing happening longer than this is a pause, not work.
+        const PAUSE: i64 = 30 * 60;
         let s = self.session;
         let total_secs = secs_between(s.meta.started, s.meta.ended);
         let mut by_program: BTreeMap<String, i64> = BTreeMap::new();
         let mut calls: Vec<(i64, Event)> = Vec::new();
-        let mut in_calls = 0i64;
+        let (mut in_calls, mut in_waits) = (0i64, 0i64);
+        let (mut waiting, mut paused, mut pauses) = (0i64, 0i64, 0usize);
+        let mut last_activity = None;
         for m in &s.messages {
+            // The gap since the last thing that happened: a pause, or the user's time.
+            if let Some(d) = secs_between(last_activity, m.timestamp) {
+                if d > PAUSE {
+                    pauses += 1;
+                    paused += d;
+                } else if m.is_typed_user() {
+                    waiting += d;
+                }
+            }
+            let mut end = m.timestamp.or(last_activity);
             for f in self.facts_of(m) {
-                let f = f.clone();
                 let Some(secs) = f.seconds else { continue };
+                // An editor or reader whose result came back hours later was waiting
+                // for a person (an approval) or the machine was asleep: not work.
+                if f.command.is_none() && secs > PAUSE {
+                    continue;
+                }
                 in_calls += secs;
-                *by_program.entry(f.program.clone()).or_default() += secs;
+                if f.action == "wait" {
+                    in_waits += secs;
+                }
+                *by_program.entry(f.label.clone()).or_default() += secs;
+                if let Some(t) = m.timestamp {
+                    end = end.max(Some(t + chrono::Duration::seconds(secs)));
+                }
                 calls.push((
                     secs,
                     Event {
@@ -1033,18 +1488,8 @@ impl<'a> Builder<'a> {
                     },
                 ));
             }
-        }
-        // Waiting for the user: the gap before each typed user turn.
-        let mut waiting = 0i64;
-        let mut prev = None;
-        for m in &s.messages {
-            if m.is_typed_user()
-                && let Some(d) = secs_between(prev, m.timestamp)
-            {
-                waiting += d;
-            }
-            if m.timestamp.is_some() {
-                prev = m.timestamp;
+            if end.is_some() {
+                last_activity = end;
             }
         }
         let mut progs: Vec<(String, i64)> = by_program.into_iter().filter(|(_, v)| *v > 0).collect();
@@ -1059,6 +1504,9 @@ impl<'a> Builder<'a> {
             by_program: progs.into_iter().map(|(p, v)| (p, duration(v), v)).collect(),
             in_calls: (in_calls > 0).then(|| duration(in_calls)),
             waiting_for_user: (waiting > 0).then(|| duration(waiting)),
+            pauses,
+            paused: (paused > 0).then(|| duration(paused)),
+            in_waits: (in_waits > 0).then(|| duration(in_waits)),
             longest_secs: calls.iter().map(|(s, _)| *s).collect(),
             longest_calls: calls.into_iter().map(|(_, e)| e).collect(),
         }
@@ -1066,14 +1514,42 @@ impl<'a> Builder<'a> {
 }
 
 fn ep_cites(ep: &EpisodeFacts) -> Vec<u32> {
-    let mut v: Vec<u32> = ep.context.iter().map(|e| e.idx).collect();
+    let mut v: Vec<u32> = ep.context.iter().flat_map(|p| &p.beats).flat_map(Beat::cites).collect();
     v.extend(ep.goal.iter().map(|g| g.idx));
     v.push(ep.key);
     v.extend(ep.prior_attempts.iter().map(|m| m.idx));
     v.extend(ep.previous_launch.iter().map(|e| e.idx));
-    v.extend(ep.followed_by.iter().map(|e| e.idx));
-    v.extend(ep.later_findings.iter().map(|e| e.idx));
+    v.extend(ep.followed.iter().flat_map(Beat::cites));
+    v.extend(ep.moment.iter().chain(&ep.also).flat_map(Moment::cites));
+    v.extend(ep.reading.iter().map(|q| q.idx));
+    v.extend(ep.assumptions.iter().filter_map(|a| a.evidence.as_ref().map(|q| q.idx)));
     v
+}
+
+/// The situation of an arc step that also tells the next message's finding.
+fn joined_tag(detector: &str) -> &'static str {
+    match detector {
+        "context-dump" => "joined-context-dump",
+        "self-correction" => "joined-self-correction",
+        _ => "joined",
+    }
+}
+
+/// Which finding a story leads with when several fall on one message: the ones that
+/// change what the session believed first, the ones that only measure last.
+pub(super) fn narrative_rank(detector: &str) -> u8 {
+    match detector {
+        "self-correction" => 0,
+        "false-crash-alarm" => 1,
+        "grep-tail-pivot" => 2,
+        "confounded-change" => 3,
+        "retry-loop" => 4,
+        "polling-timeout" => 5,
+        "noisy-search" => 6,
+        "context-dump" => 7,
+        "empty-user-turn" => 8,
+        _ => 9,
+    }
 }
 
 /// What a failed call is, for grouping repeats: program and first non-flag argument.
@@ -1094,7 +1570,7 @@ fn signature(f: &CallFacts) -> String {
 
 /// The environment and `--flag[=value]` options of the launched `program` in a command
 /// line — inside `ssh host '…'` and `bash -c '…'` too, through the shared shell parser.
-fn settings(cmd: &str, program: &str) -> BTreeMap<String, String> {
+pub(super) fn settings(cmd: &str, program: &str) -> BTreeMap<String, String> {
     let script = crate::shell::parse(cmd);
     let mut out = BTreeMap::new();
     let Some(i) = script.commands.iter().rposition(|c| c.name() == program) else {
@@ -1125,19 +1601,8 @@ fn settings(cmd: &str, program: &str) -> BTreeMap<String, String> {
     out
 }
 
-/// Sentences that state a reason or a decision.
-fn reasons(text: &str) -> Vec<String> {
-    static REASON: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)\b(because|since|so |that's|that is|means|instead|let me|i'll|i will|looks like|seems|must|probably|the (output|log|error|problem|issue|cause)|didn't|isn't|wasn't|not an?|too (long|short|many|much))")
-            .expect("static regex")
-    });
-    let mut out = sentences_where(text, 260, |s| REASON.is_match(s));
-    out.truncate(4);
-    out
-}
-
 /// Section headings of a structured message: `# Heading`, `**Label**`, `Label:` lines.
-fn headings(text: &str) -> Vec<String> {
+pub(super) fn headings(text: &str) -> Vec<String> {
     if text.len() < 800 {
         return vec![];
     }
@@ -1153,7 +1618,7 @@ fn headings(text: &str) -> Vec<String> {
         } else {
             None
         };
-        if let Some(h) = h.filter(|h| !h.is_empty()) {
+        if let Some(h) = h.map(|h| h.trim_end_matches(':').trim()).filter(|h| !h.is_empty()) {
             out.push(clip(h, 60));
         }
         if out.len() >= 10 {

@@ -12,13 +12,16 @@
 //! - [`export`] has one renderer per output format behind a small trait.
 //!
 //! Redaction happens before any of this, on the session itself
-//! ([`crate::redact::Redactor::redact_session`]), so nothing a template prints — quote,
-//! excerpt, path, JSON field — can bypass it.
+//! ([`crate::redact::Redactor::redact_session`]) and on the findings' summaries and
+//! commands (detected on the transcript as written), and once more over the gathered
+//! facts, so nothing a template prints — quote, excerpt, path, JSON field — can bypass it.
 
 pub mod calls;
 pub mod export;
 pub mod facts;
 pub mod glossary;
+pub mod statements;
+pub mod story;
 pub mod templates;
 pub mod text;
 
@@ -80,6 +83,14 @@ pub fn build(session: &Session, findings: &[Finding], selector: Selector, glossa
     Ok(Report { kind, facts })
 }
 
+/// Redact what a finding quotes from the transcript: its summary and its command.
+pub fn redact_finding(r: &Redactor, f: &mut Finding) {
+    r.redact_string(&mut f.summary);
+    if let Some(c) = &mut f.command {
+        r.redact_string(c);
+    }
+}
+
 /// How a report is redacted.
 #[derive(Debug, Clone, Copy, Default)]
 pub enum Redaction<'a> {
@@ -101,14 +112,27 @@ pub fn render(
     redaction: Redaction,
 ) -> Result<String> {
     let exporter = export::by_id(format)?;
-    let findings = detect::detect_session(detect::registry(), &session.messages);
+    let mut findings = detect::detect_session(detect::registry(), &session.messages);
     let mut session = session.clone();
-    match redaction {
-        Redaction::On => Redactor::for_session(&session, None)?.redact_session(&mut session),
-        Redaction::WithPatterns(p) => Redactor::for_session(&session, Some(p))?.redact_session(&mut session),
-        Redaction::Off => {}
+    let redactor = match redaction {
+        Redaction::On => Some(Redactor::for_session(&session, None)?),
+        Redaction::WithPatterns(p) => Some(Redactor::for_session(&session, Some(p))?),
+        Redaction::Off => None,
+    };
+    if let Some(r) = &redactor {
+        r.redact_session(&mut session);
+        // Findings are detected on the transcript as written: their summaries and
+        // commands quote it.
+        for f in &mut findings {
+            redact_finding(r, f);
+        }
     }
     let glossary = templates.glossary()?;
-    let report = build(&session, &findings, selector, &glossary)?;
+    let mut report = build(&session, &findings, selector, &glossary)?;
+    if let Some(r) = &redactor {
+        // Every string a template can print goes through the redactor once more, so a
+        // fact derived in a way that bypassed the session (or a future one) cannot leak.
+        r.redact_json(&mut report.facts);
+    }
     exporter.render(&report, templates)
 }

@@ -41,6 +41,8 @@ const EMBEDDED: &[(&str, &str)] = &[
     ("sections/episode/subject.html.j2", include_str!("../../templates/sections/episode/subject.html.j2")),
     ("sections/episode/analysis.md.j2", include_str!("../../templates/sections/episode/analysis.md.j2")),
     ("sections/episode/analysis.html.j2", include_str!("../../templates/sections/episode/analysis.html.j2")),
+    ("sections/story.md.j2", include_str!("../../templates/sections/story.md.j2")),
+    ("sections/story.html.j2", include_str!("../../templates/sections/story.html.j2")),
     ("sections/cited.md.j2", include_str!("../../templates/sections/cited.md.j2")),
     ("sections/cited.html.j2", include_str!("../../templates/sections/cited.html.j2")),
 ];
@@ -149,7 +151,7 @@ impl Templates {
         env.add_function("phrase", move |state: &State, key: String, facts: Value, kw: Kwargs| {
             let x: Option<Value> = kw.get("x")?;
             kw.assert_all_used()?;
-            let (table, key, n) = lookup(&one, &key, &facts)?;
+            let (table, key, n) = lookup(&one, &key, &facts, x.as_ref())?;
             let seed = facts.get_attr("seed").ok().map(|s| s.to_string()).unwrap_or_default();
             let extra = x.as_ref().map(|v| v.to_string()).unwrap_or_default();
             let pick = (stable_hash(&[&table, &key, &seed, &extra]) % n as u64) as usize;
@@ -159,7 +161,7 @@ impl Templates {
         env.add_function("phrases", move |state: &State, key: String, facts: Value, kw: Kwargs| {
             let x: Option<Value> = kw.get("x")?;
             kw.assert_all_used()?;
-            let (table, key, n) = lookup(&all, &key, &facts)?;
+            let (table, key, n) = lookup(&all, &key, &facts, x.as_ref())?;
             let mut out = Vec::new();
             for i in 0..n {
                 let p = render_phrase(state, &table, &key, i, ext, &facts, x.clone())?;
@@ -183,18 +185,22 @@ fn phrase_name(table: &str, key: &str, i: usize, ext: &str) -> String {
 }
 
 /// The phrase key to use: the facts' detector table before `_default`, and within a
-/// table `key.<situation>` (most specific situation first) before `key`.
+/// table `key.<situation>` before `key` — the item's situations (`x`, a beat or an
+/// assumption) first, then the facts', most specific first.
 fn lookup(
     index: &BTreeMap<(String, String), usize>,
     key: &str,
     facts: &Value,
+    x: Option<&Value>,
 ) -> Result<(String, String, usize), Error> {
     let detector = facts.get_attr("detector").ok().and_then(|d| d.as_str().map(str::to_string)).unwrap_or_default();
     let mut situations = Vec::new();
-    if let Ok(s) = facts.get_attr("situations")
-        && let Ok(it) = s.try_iter()
-    {
-        situations.extend(it.filter_map(|v| v.as_str().map(str::to_string)));
+    for v in x.into_iter().chain(std::iter::once(facts)) {
+        if let Ok(s) = v.get_attr("situations")
+            && let Ok(it) = s.try_iter()
+        {
+            situations.extend(it.filter_map(|v| v.as_str().map(str::to_string)));
+        }
     }
     for table in [detector.as_str(), "_default"] {
         for sit in &situations {
@@ -225,7 +231,7 @@ fn render_phrase(
     let tmpl = state.env().get_template(&phrase_name(table, key, i, ext))?;
     let out = tmpl.render(minijinja::context! { f => facts, x => x })?;
     // Phrase sources may break lines for readability; prose is one line.
-    let out = super::text::one_line(&out);
+    let out = super::text::tidy_punctuation(&super::text::one_line(&out));
     Ok(if ext == "html" { Value::from_safe_string(out) } else { Value::from(out) })
 }
 

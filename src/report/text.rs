@@ -19,6 +19,17 @@ pub fn one_line(s: &str) -> String {
     out
 }
 
+/// A sentence's end after a quote that already ends one: `“It crashed.”.` → `“It crashed.”`.
+pub fn tidy_punctuation(s: &str) -> String {
+    let mut out = s.to_string();
+    for end in ['.', '!', '?'] {
+        for close in ['”', '`'] {
+            out = out.replace(&format!("{end}{close}."), &format!("{end}{close}"));
+        }
+    }
+    out
+}
+
 /// At most `max` characters of `s`, cut at a word boundary where one is near, with "…".
 pub fn clip(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
@@ -42,7 +53,14 @@ pub fn quote(s: &str, max: usize) -> String {
 /// one paragraph: a quote must be one contiguous piece of the message.
 pub fn sentences(text: &str, n: usize, max: usize) -> String {
     for para in text.split("\n\n") {
-        let para = one_line(para.trim_start_matches(['#', '-', '*', ' ', '>', '\n']));
+        let mut para = para.trim_start_matches(['#', '-', ' ', '>', '\n']);
+        // A bold label ("**Goal:** finish …") is markup, not the sentence.
+        if let Some(rest) = para.strip_prefix("**")
+            && let Some(end) = rest.find("**").filter(|e| *e < 60)
+        {
+            para = rest[end + 2..].trim_start_matches([':', ' ']);
+        }
+        let para = one_line(para.trim_start_matches(['*', ' ']));
         if para.is_empty() || para.starts_with("```") {
             continue;
         }

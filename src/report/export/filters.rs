@@ -127,6 +127,26 @@ fn and_list(state: &State, items: Vec<Value>) -> Value {
     if html { Value::from_safe_string(s) } else { Value::from(s) }
 }
 
+/// A paragraph assembled from phrases, whitespace collapsed: phrases that print
+/// nothing leave no gaps. Markup stays markup.
+fn prose(s: Value) -> Value {
+    let text = crate::report::text::tidy_punctuation(&crate::report::text::one_line(&s.to_string()));
+    if s.is_safe() { Value::from_safe_string(text) } else { Value::from(text) }
+}
+
+/// Text for a Markdown table cell: pipes escaped (GFM needs it inside code spans too).
+fn cell(state: &State, s: Value) -> Value {
+    if is_html(state) {
+        return s;
+    }
+    Value::from(s.to_string().replace('|', "\\|"))
+}
+
+/// Seconds as people read a span: "42 s", "9 min 43 s".
+fn duration(n: i64) -> String {
+    crate::report::text::duration(n)
+}
+
 /// Lines of an excerpt, joined for a block.
 fn lines(items: Vec<String>) -> String {
     items.join("\n")
@@ -181,6 +201,9 @@ pub fn register(env: &mut Environment<'static>) {
     env.add_filter("num", num);
     env.add_filter("and_list", and_list);
     env.add_filter("lines", lines);
+    env.add_filter("prose", prose);
+    env.add_filter("cell", cell);
+    env.add_filter("duration", duration);
 }
 
 #[cfg(test)]

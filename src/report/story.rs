@@ -1,0 +1,1513 @@
+//! The story around a moment: which earlier (or later) events matter and how they group
+//! — the campaign's milestones (requests, results with numbers, plans written down), an
+//! experiment (a launch, the wait on it, the error it ended in, the assistant's verdict),
+//! edits with the purpose the assistant gave, failures with their error line,
+//! conclusions and retractions — and each finding's own facts ("moments"), ready to be
+//! woven into those beats. Facts only, each with the message it came from; the wording
+//! is in `templates/phrases.toml` (`beat.<kind>`, `moment`).
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::Serialize;
+
+use super::calls::CallFacts;
+use super::facts::{Builder, Change};
+use super::statements::{self, Kind, is_nudge};
+use super::text::{clip, clock, duration, one_line, secs_between, sentences};
+use crate::detect::searches::human_bytes;
+use crate::detect::{Finding, SessionStats, liveness};
+use crate::model::{Message, Origin, Role};
+
+/// Characters of a quoted sentence.
+const QUOTE: usize = 220;
+/// Messages back from a moment that its "recent" story may reach.
+const RECENT_SPAN: usize = 60;
+/// Beats kept in the recent part of a story and among the earlier milestones.
+const RECENT_BEATS: usize = 9;
+const MILESTONES: usize = 7;
+/// Messages after a launch searched for its wait, error and verdict.
+const EXPERIMENT_SPAN: usize = 10;
+
+/// A sentence of message `idx`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Quote {
+    pub idx: u32,
+    pub text: String,
+}
+
+/// One edit, with the purpose its message states.
+#[derive(Debug, Clone, Serialize)]
+pub struct EditFacts {
+    pub idx: u32,
+    /// The file's last path component, for prose.
+    pub file: String,
+    pub path: String,
+    pub purpose: Option<String>,
+}
+
+/// A wait on a process and how it ended.
+#[derive(Debug, Clone, Serialize)]
+pub struct WaitFacts {
+    pub idx: u32,
+    pub command: Option<String>,
+    pub probe: Option<String>,
+    pub attempts: Option<u64>,
+    pub interval: Option<String>,
+    /// How long the call ran, and the attempts' sleeps added up.
+    pub elapsed: Option<String>,
+    pub elapsed_secs: Option<i64>,
+    pub budget: Option<String>,
+    /// The line that says how it ended.
+    pub line: Option<String>,
+    /// ready, alarm, timeout, ended
+    pub outcome: &'static str,
+    /// The message's own words about the wait.
+    pub purpose: Option<String>,
+}
+
+/// A launch and what became of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Experiment {
+    pub idx: u32,
+    pub time: Option<String>,
+    /// The entry point (`sglang.launch_server`, `train.py`).
+    pub label: String,
+    pub command: Option<String>,
+    pub core: Option<String>,
+    /// The launch message's own words.
+    pub purpose: Option<String>,
+    /// The previous launch of the same program and what changed since.
+    pub previous: Option<Quote>,
+    pub changes: Vec<Change>,
+    /// Code edited between the two launches (from the finding when there is one).
+    pub edits: Vec<EditFacts>,
+    /// Settings and code, counted as the `confounded-change` detector counts them.
+    pub change_count: usize,
+    pub wait: Option<WaitFacts>,
+    /// The error line the process ended with.
+    pub error: Option<Quote>,
+    /// The assistant's conclusion about it, and what it said it would do next.
+    pub verdict: Option<Quote>,
+    pub next: Option<Quote>,
+    /// ready, failed, alarm, timeout, unknown
+    pub outcome: &'static str,
+}
+
+/// A search and what it returned.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchFacts {
+    pub idx: u32,
+    /// The command line, for a shell search; else the tool that searched.
+    pub command: Option<String>,
+    pub tool: String,
+    pub program: String,
+    pub pattern: Option<String>,
+    pub file: Option<String>,
+    pub lines: usize,
+    pub chars: usize,
+    pub share: u32,
+    pub dump: Option<String>,
+    pub dump_size: Option<String>,
+    pub dump_words: Vec<String>,
+    pub truncated: Option<String>,
+    /// What the message said it was looking for.
+    pub purpose: Option<String>,
+}
+
+/// A long structured message: a recap.
+#[derive(Debug, Clone, Serialize)]
+pub struct Recap {
+    pub idx: u32,
+    pub chars: usize,
+    /// How many times the session's median assistant text it is.
+    pub times: Option<usize>,
+    pub headings: Vec<String>,
+    pub opening: String,
+    /// The first items under a "next steps" heading, as written.
+    pub next_steps: Vec<String>,
+}
+
+/// The first list items under a heading that names next steps.
+fn next_steps(text: &str) -> Vec<String> {
+    let mut under = false;
+    let mut out = Vec::new();
+    for l in text.lines() {
+        let t = l.trim();
+        if t.starts_with('#') || (t.starts_with("**") && t.ends_with("**")) {
+            let h = t.trim_start_matches('#').trim_matches('*').trim().to_lowercase();
+            under = ["next", "todo", "to do", "remaining", "pending", "what to do"].iter().any(|w| h.contains(w));
+            continue;
+        }
+        if !under {
+            continue;
+        }
+        let digits = t.chars().take_while(|c| c.is_ascii_digit()).count();
+        let item = if let Some(r) = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")) {
+            Some(r)
+        } else if digits > 0 && t[digits..].starts_with(". ") {
+            Some(&t[digits + 2..])
+        } else {
+            None
+        };
+        if let Some(i) = item {
+            out.push(clip(&one_line(i), 200));
+            if out.len() >= 2 {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// A finding's own facts, for weaving into prose.
+#[derive(Debug, Clone, Serialize)]
+pub struct Moment {
+    /// Phrase table: the detector id.
+    pub detector: String,
+    pub situations: Vec<&'static str>,
+    pub seed: u32,
+    pub key: u32,
+    pub time: Option<String>,
+    /// The finding's one-line summary (redacted), for wording that needs no more.
+    pub summary: String,
+    pub evidence: Vec<u32>,
+    /// confounded-change: the relaunch with its changes.
+    pub experiment: Option<Experiment>,
+    /// false-crash-alarm: the verdict as printed or said; what the check looked for;
+    /// output lines that set it off.
+    pub alarm: Option<Quote>,
+    pub probe: Option<String>,
+    pub triggers: Vec<String>,
+    /// What later showed the alarm or claim wrong, and of what kind (retraction,
+    /// progress, ready).
+    pub disproof: Option<Quote>,
+    pub disproof_kind: Option<&'static str>,
+    /// self-correction: what was claimed and how it was taken back.
+    pub claim: Option<Quote>,
+    pub retraction: Option<Quote>,
+    /// Messages and time between the claim or alarm and its disproof.
+    pub distance: Option<u32>,
+    pub elapsed: Option<String>,
+    /// noisy-search, grep-tail-pivot: the searches; the positional read.
+    pub searches: Vec<SearchFacts>,
+    pub read: Option<CallFacts>,
+    pub dismissal: Option<String>,
+    /// polling-timeout (and a crash alarm's wait).
+    pub wait: Option<WaitFacts>,
+    /// retry-loop: each run and the line it failed with.
+    pub runs: Vec<Quote>,
+    pub command: Option<String>,
+    /// context-dump.
+    pub recap: Option<Recap>,
+    /// empty-user-turn: the pause before it, what came just before, the reply.
+    pub gap: Option<String>,
+    pub before: Option<Quote>,
+    pub reply: Option<Quote>,
+    pub reply_chars: usize,
+}
+
+/// One thing that happened, told as one or two sentences.
+#[derive(Debug, Clone, Serialize)]
+pub struct Beat {
+    /// goal, request, empty-turn, interrupt, compacted, milestone, plan-file, experiment,
+    /// edits, failure, test, wait, search, read, conclusion, retraction, recap, finding
+    pub kind: &'static str,
+    pub idx: u32,
+    pub time: Option<String>,
+    /// `first`, `after-<kind>` (the beat before it), and kind-specific ones
+    /// (`confounded`, `failed`, `alarm`, `numbers`, …): phrase keys `beat.<kind>.<situation>`.
+    pub situations: Vec<&'static str>,
+    pub seed: u32,
+    /// Sentences of message `idx`.
+    pub quotes: Vec<String>,
+    /// What the message said it would do next.
+    pub next: Vec<String>,
+    pub command: Option<String>,
+    pub detail: Option<String>,
+    pub elapsed: Option<String>,
+    pub file: Option<String>,
+    pub items: Vec<String>,
+    pub item_count: usize,
+    pub edits: Vec<EditFacts>,
+    /// Runs of the same kind folded into this beat (tests that all passed alike).
+    pub runs: Vec<Quote>,
+    /// The edits by file, in order of first edit; at most a few, `more_edits` counts
+    /// the rest.
+    pub groups: Vec<EditGroup>,
+    pub more_edits: usize,
+    pub experiment: Option<Experiment>,
+    pub wait: Option<WaitFacts>,
+    pub recap: Option<Recap>,
+    /// Findings keyed on this beat's messages, oldest first.
+    pub moments: Vec<Moment>,
+}
+
+/// Edits of one file.
+#[derive(Debug, Clone, Serialize)]
+pub struct EditGroup {
+    pub file: String,
+    pub edits: Vec<EditFacts>,
+}
+
+/// Files and edits per file an edits beat names; the rest are counted.
+const EDIT_FILES: usize = 3;
+const EDITS_PER_FILE: usize = 3;
+
+fn group_edits(edits: &[EditFacts]) -> (Vec<EditGroup>, usize) {
+    let mut groups: Vec<EditGroup> = Vec::new();
+    let mut more = 0;
+    for e in edits {
+        let n = groups.len();
+        match groups.iter_mut().find(|g| g.file == e.file) {
+            Some(g) if g.edits.len() < EDITS_PER_FILE => g.edits.push(e.clone()),
+            Some(_) => more += 1,
+            None if n < EDIT_FILES => groups.push(EditGroup { file: e.file.clone(), edits: vec![e.clone()] }),
+            None => more += 1,
+        }
+    }
+    (groups, more)
+}
+
+/// Beats that read as one paragraph.
+#[derive(Debug, Clone, Serialize)]
+pub struct Paragraph {
+    pub beats: Vec<Beat>,
+}
+
+impl Beat {
+    fn new(kind: &'static str, m: &Message) -> Beat {
+        Beat {
+            kind,
+            idx: m.idx,
+            time: clock(m.timestamp),
+            situations: Vec::new(),
+            seed: m.idx,
+            quotes: Vec::new(),
+            next: Vec::new(),
+            command: None,
+            detail: None,
+            elapsed: None,
+            file: None,
+            items: Vec::new(),
+            item_count: 0,
+            edits: Vec::new(),
+            runs: Vec::new(),
+            groups: Vec::new(),
+            more_edits: 0,
+            experiment: None,
+            wait: None,
+            recap: None,
+            moments: Vec::new(),
+        }
+    }
+
+    /// A message told by its own words.
+    pub fn said(m: &Message, quote: String) -> Beat {
+        let mut b = Beat::new("said", m);
+        b.quotes.push(quote);
+        b
+    }
+
+    /// Every message the beat cites.
+    pub fn cites(&self) -> Vec<u32> {
+        let mut v = vec![self.idx];
+        v.extend(self.edits.iter().map(|e| e.idx));
+        v.extend(self.runs.iter().map(|r| r.idx));
+        if let Some(x) = &self.experiment {
+            v.extend(x.cites());
+        }
+        if let Some(w) = &self.wait {
+            v.push(w.idx);
+        }
+        for m in &self.moments {
+            v.extend(m.cites());
+        }
+        v
+    }
+
+    /// How much the beat matters when a story has to be cut.
+    fn weight(&self) -> u8 {
+        if !self.moments.is_empty() {
+            return 9;
+        }
+        match self.kind {
+            "experiment" | "goal" => 8,
+            "request" | "retraction" | "failure" | "empty-turn" | "interrupt" | "compacted" => 7,
+            "plan-file" | "test" | "recap" | "wait" => 6,
+            "conclusion" => 5,
+            "edits" => 4,
+            _ => 3,
+        }
+    }
+}
+
+impl Experiment {
+    pub fn cites(&self) -> Vec<u32> {
+        let mut v = vec![self.idx];
+        v.extend(self.previous.iter().map(|q| q.idx));
+        v.extend(self.edits.iter().map(|e| e.idx));
+        v.extend(self.wait.iter().map(|w| w.idx));
+        v.extend(self.error.iter().map(|q| q.idx));
+        v.extend(self.verdict.iter().map(|q| q.idx));
+        v.extend(self.next.iter().map(|q| q.idx));
+        v
+    }
+}
+
+impl Moment {
+    pub fn cites(&self) -> Vec<u32> {
+        let mut v = vec![self.key];
+        if let Some(x) = &self.experiment {
+            v.extend(x.cites());
+        }
+        for q in [&self.alarm, &self.disproof, &self.claim, &self.retraction, &self.before, &self.reply]
+            .into_iter()
+            .flatten()
+        {
+            v.push(q.idx);
+        }
+        v.extend(self.searches.iter().map(|s| s.idx));
+        v.extend(self.runs.iter().map(|q| q.idx));
+        v.extend(self.wait.iter().map(|w| w.idx));
+        v.extend(self.recap.iter().map(|r| r.idx));
+        v
+    }
+}
+
+fn basename(p: &str) -> String {
+    p.rsplit('/').next().unwrap_or(p).to_string()
+}
+
+/// The first statement of `kinds` in `text`.
+fn first_of(text: &str, kinds: &[Kind]) -> Option<String> {
+    statements::statements(text, QUOTE).into_iter().find(|s| kinds.contains(&s.kind)).map(|s| s.text)
+}
+
+/// A file that holds a plan: named like one, or written by a message that calls it one.
+fn plan_items(m: &Message, call: &crate::model::Call) -> Option<(String, Vec<String>)> {
+    let path = ["file_path", "path"].iter().find_map(|k| call.input.get(*k).and_then(|v| v.as_str()))?;
+    let content = call.input.get("content").and_then(|v| v.as_str())?;
+    let named = {
+        let b = basename(path).to_lowercase();
+        ["plan", "roadmap", "todo", "priorit", "strategy", "design"].iter().any(|w| b.contains(w))
+    };
+    let called = {
+        let t = m.text.to_lowercase();
+        ["plan", "roadmap", "priorit", "strategy"].iter().any(|w| t.contains(w))
+    };
+    let items: Vec<String> = content
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            let digits = l.chars().take_while(|c| c.is_ascii_alphanumeric()).count();
+            l.starts_with("- ")
+                || l.starts_with("* ")
+                || (digits > 0
+                    && digits <= 3
+                    && l[digits..].starts_with(". ")
+                    && l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        })
+        .map(|l| clip(&one_line(l), 90))
+        .collect();
+    ((named || called) && items.len() >= 3).then(|| (path.to_string(), items))
+}
+
+impl<'a> Builder<'a> {
+    fn pos_of(&self, idx: u32) -> usize {
+        self.session.messages.partition_point(|m| m.idx < idx)
+    }
+
+    /// The wait call of message `m`, described.
+    pub(super) fn wait_of(&self, m: &Message) -> Option<WaitFacts> {
+        let c = self.facts_of(m).iter().find(|c| c.action == "wait")?;
+        let o = c.output.as_ref();
+        let pick = |k: &str| o.and_then(|o| o.revealing.iter().find(|r| r.kind == k).map(|r| r.line.clone()));
+        let timeout = pick("alarm").filter(|l| {
+            let l = l.to_lowercase();
+            l.contains("timed out") || l.contains("timeout") || l.contains("gave up") || l.contains("giving up")
+        });
+        let ready = o.and_then(|o| o.last_line.clone()).filter(|l| {
+            let l = l.to_lowercase();
+            l.contains("ready") && !l.contains("not ready")
+        });
+        let (outcome, line) = if let Some(t) = timeout {
+            ("timeout", Some(t))
+        } else if let Some(a) = pick("alarm") {
+            ("alarm", Some(a))
+        } else if let Some(r) = ready {
+            ("ready", Some(r))
+        } else {
+            ("ended", o.and_then(|o| o.last_line.clone()))
+        };
+        let budget = match (c.attempts, c.interval_secs) {
+            (Some(n), Some(s)) if n > 0 && s > 0 => Some(duration((n * s) as i64)),
+            _ => None,
+        };
+        Some(WaitFacts {
+            idx: m.idx,
+            command: c.command_short.clone(),
+            probe: c.probe.clone(),
+            attempts: c.attempts,
+            interval: c.interval_secs.map(|s| duration(s as i64)),
+            elapsed: c.seconds.map(duration),
+            elapsed_secs: c.seconds,
+            budget,
+            line,
+            outcome,
+            purpose: first_of(&m.text, &[Kind::Plan, Kind::Reason, Kind::Other]),
+        })
+    }
+
+    /// Settings changed between the launch in `m` and the previous launch of the same
+    /// entry point: the previous launch, the changes (a `MIN_`/`MAX_` pair counts as one
+    /// setting; ports, hosts and log paths are not settings).
+    fn launch_changes(&self, m: &Message) -> (Option<Quote>, Vec<Change>) {
+        let (changes, prev) = self.changes_since_previous_launch(m);
+        let Some(prev) = prev else { return (None, vec![]) };
+        let mut merged: Vec<Change> = Vec::new();
+        for c in changes.into_iter().filter(|c| !inert_setting(&c.setting)) {
+            let pair = c.setting.replace("_MIN_", "_MAX_").replace("MIN_", "MAX_");
+            if let Some(m) = merged
+                .iter_mut()
+                .find(|m| m.setting != c.setting && m.setting.replace("_MIN_", "_MAX_").replace("MIN_", "MAX_") == pair)
+            {
+                // MIN before MAX, as people write the pair.
+                let (lo, hi) = if c.setting.contains("MIN") { (c.clone(), m.clone()) } else { (m.clone(), c) };
+                let join = |a: &Option<String>, b: &Option<String>| match (a, b) {
+                    (None, None) => None,
+                    _ => Some(format!("{}/{}", a.as_deref().unwrap_or("unset"), b.as_deref().unwrap_or("unset"))),
+                };
+                m.setting = format!("{}/{}", lo.setting, hi.setting);
+                m.before = join(&lo.before, &hi.before);
+                m.after = join(&lo.after, &hi.after);
+                continue;
+            }
+            merged.push(c);
+        }
+        (Some(Quote { idx: prev.idx, text: prev.command.clone().unwrap_or_default() }), merged)
+    }
+
+    /// Edits (files) made in messages strictly between positions `a` and `b`.
+    fn edits_between(&self, a: usize, b: usize) -> Vec<EditFacts> {
+        let mut out = Vec::new();
+        for m in &self.session.messages[a.min(b)..b] {
+            out.extend(self.code_edits_of(m));
+        }
+        out
+    }
+
+    /// The files message `m` changes — with editing tools, or from the shell (`sed -i`,
+    /// redirections, `tee`) — with the purpose its text states.
+    fn edits_of(&self, m: &Message) -> Vec<EditFacts> {
+        let purpose = first_of(&m.text, &[Kind::Plan, Kind::Reason, Kind::Conclusion, Kind::Other]);
+        let mut files: Vec<String> = Vec::new();
+        for (c, f) in m.calls.iter().zip(self.facts_of(m)) {
+            let mut these = crate::detect::calls::edited_files(c);
+            if these.is_empty() && matches!(f.action, "edit" | "write") {
+                these.extend(f.file.clone());
+            }
+            for p in these {
+                if !files.contains(&p) {
+                    files.push(p);
+                }
+            }
+        }
+        files
+            .into_iter()
+            .map(|path| EditFacts { idx: m.idx, file: basename(&path), path, purpose: purpose.clone() })
+            .collect()
+    }
+
+    /// Edits that change what a launch runs: code and configuration, not notes.
+    fn code_edits_of(&self, m: &Message) -> Vec<EditFacts> {
+        self.edits_of(m).into_iter().filter(|e| !is_note(&e.path)).collect()
+    }
+
+    /// The launch in message `m` and what became of it, looking no further than
+    /// position `limit`.
+    pub(super) fn experiment(&self, m: &Message, limit: usize) -> Option<(Experiment, Vec<u32>)> {
+        let launch = self.facts_of(m).iter().find(|c| c.action == "launch")?;
+        let s = self.session;
+        let pos = self.pos_of(m.idx);
+        let (previous, changes) = self.launch_changes(m);
+        // Edits count as a change of the launch only when the previous launch is close:
+        // across hundreds of messages they are the session's work, not this launch's.
+        let edits = match &previous {
+            Some(p) if pos - self.pos_of(p.idx) <= crate::detect::LOOKBACK => {
+                self.edits_between(self.pos_of(p.idx) + 1, pos)
+            }
+            _ => Vec::new(),
+        };
+        let mut x = Experiment {
+            idx: m.idx,
+            time: clock(m.timestamp),
+            label: launch.label.clone(),
+            command: launch.command_short.clone(),
+            core: launch.core.clone(),
+            purpose: first_of(&m.text, &[Kind::Plan, Kind::Reason, Kind::Conclusion, Kind::Other]),
+            change_count: changes.len() + usize::from(!edits.is_empty()),
+            previous,
+            changes,
+            edits,
+            wait: None,
+            error: None,
+            verdict: None,
+            next: None,
+            outcome: "unknown",
+        };
+        let mut absorbed = Vec::new();
+        let end = limit.min(pos + 1 + EXPERIMENT_SPAN).min(s.messages.len());
+        let mut wait_pos = None;
+        for (j, n) in s.messages.iter().enumerate().take(end).skip(pos) {
+            if j > pos && (n.is_typed_user() && !is_nudge(&n.text)) {
+                break;
+            }
+            let facts = self.facts_of(n);
+            if j > pos && facts.iter().any(|c| c.action == "launch") {
+                break;
+            }
+            if x.wait.is_none()
+                && let Some(w) = self.wait_of(n)
+            {
+                if j > pos {
+                    absorbed.push(n.idx);
+                }
+                wait_pos = Some(j);
+                x.wait = Some(w);
+                continue;
+            }
+            if x.error.is_none()
+                && j > pos
+                && let Some(line) = facts.iter().filter_map(|c| c.output.as_ref()).find_map(|o| o.error_head.clone())
+                && facts.iter().all(|c| matches!(c.action, "read" | "search" | "run" | "wait"))
+            {
+                x.error = Some(Quote { idx: n.idx, text: line });
+                absorbed.push(n.idx);
+                continue;
+            }
+            let after_outcome = wait_pos.is_some_and(|w| j > w) || x.error.is_some();
+            // A message with a finding of its own is a beat of its own.
+            if after_outcome && self.findings.iter().any(|f| f.key == n.idx) {
+                break;
+            }
+            if after_outcome && n.role == Role::Assistant && !n.text.trim().is_empty() {
+                let st = statements::statements(&n.text, QUOTE);
+                let concl: Vec<&str> = st
+                    .iter()
+                    .filter(|s| matches!(s.kind, Kind::Conclusion | Kind::Retraction))
+                    .map(|s| s.text.as_str())
+                    .take(2)
+                    .collect();
+                if !concl.is_empty() && facts.iter().all(|c| !matches!(c.action, "launch" | "edit" | "write" | "test"))
+                {
+                    // Two sentences are quoted together only when they stand side by side.
+                    let text = if concl.len() == 2 && one_line(&n.text).contains(&format!("{} {}", concl[0], concl[1]))
+                    {
+                        format!("{} {}", concl[0], concl[1])
+                    } else {
+                        concl[0].to_string()
+                    };
+                    x.verdict = Some(Quote { idx: n.idx, text });
+                    let plans: Vec<&str> = st
+                        .iter()
+                        .filter(|s| matches!(s.kind, Kind::Plan | Kind::Reason))
+                        .map(|s| s.text.as_str())
+                        .take(2)
+                        .collect();
+                    x.next = plans.first().map(|p| {
+                        let both = plans.get(1).map(|q| format!("{p} {q}"));
+                        let text = match both {
+                            Some(b) if one_line(&n.text).contains(&b) => b,
+                            _ => p.to_string(),
+                        };
+                        Quote { idx: n.idx, text }
+                    });
+                    absorbed.push(n.idx);
+                }
+                break;
+            }
+        }
+        x.outcome = match (&x.error, x.wait.as_ref().map(|w| w.outcome)) {
+            (Some(_), _) => "failed",
+            (None, Some("alarm")) => "alarm",
+            (None, Some("timeout")) => "timeout",
+            (None, Some("ready")) => "ready",
+            _ => "unknown",
+        };
+        Some((x, absorbed))
+    }
+
+    /// A relaunch the report's own launch reading does not recognise (the finding
+    /// does: `python train.py …`): its changes against the previous run in `prev`.
+    fn relaunch_of(&self, m: &Message, prev: Option<&Message>) -> Option<(Experiment, Vec<u32>)> {
+        let prev = prev?;
+        let now = self.facts_of(m).iter().find(|c| c.command.is_some())?;
+        let then = prev.calls.iter().filter_map(|c| c.command.as_deref()).next()?;
+        let cmd = now.command.as_deref()?;
+        let before = super::facts::settings(then, &now.program);
+        let after = super::facts::settings(cmd, &now.program);
+        let mut changes: Vec<Change> = Vec::new();
+        for (k, v) in &after {
+            if before.get(k) != Some(v) {
+                changes.push(Change { setting: k.clone(), before: before.get(k).cloned(), after: Some(v.clone()) });
+            }
+        }
+        for (k, v) in &before {
+            if !after.contains_key(k) {
+                changes.push(Change { setting: k.clone(), before: Some(v.clone()), after: None });
+            }
+        }
+        changes.retain(|c| !inert_setting(&c.setting));
+        let edits = self.edits_between(self.pos_of(prev.idx) + 1, self.pos_of(m.idx));
+        let x = Experiment {
+            idx: m.idx,
+            time: clock(m.timestamp),
+            label: super::calls::entry_of_command(cmd, &now.program).unwrap_or_else(|| now.program.clone()),
+            command: now.command_short.clone(),
+            core: now.core.clone(),
+            purpose: first_of(&m.text, &[Kind::Plan, Kind::Reason, Kind::Conclusion, Kind::Other]),
+            previous: Some(Quote { idx: prev.idx, text: clip(&one_line(then), 140) }),
+            change_count: changes.len() + usize::from(!edits.is_empty()),
+            changes,
+            edits,
+            wait: None,
+            error: None,
+            verdict: None,
+            next: None,
+            outcome: "unknown",
+        };
+        Some((x, vec![]))
+    }
+
+    /// A long structured message, as a recap.
+    fn recap_of(&self, m: &Message) -> Option<Recap> {
+        let headings = section_headings(&m.text);
+        if m.role != Role::Assistant || m.char_len() < 1500 || headings.len() < 3 {
+            return None;
+        }
+        let median = self.median_text_chars();
+        Some(Recap {
+            idx: m.idx,
+            chars: m.char_len(),
+            // As the detector counts it (whole times), so the two never disagree.
+            times: (median > 0).then(|| m.text.chars().count() / median),
+            headings,
+            opening: sentences(&m.text, 1, QUOTE),
+            next_steps: next_steps(&m.text),
+        })
+    }
+
+    /// The median length of assistant text, as the detectors measure it.
+    pub(super) fn median_text_chars(&self) -> usize {
+        let mut st = SessionStats::default();
+        for m in &self.session.messages {
+            st.observe(m);
+        }
+        st.median_assistant_len()
+    }
+
+    /// The search call of `m`, described.
+    pub(super) fn search_of(&self, m: &Message) -> Option<SearchFacts> {
+        let c = self.facts_of(m).iter().find(|c| c.action == "search")?;
+        let o = c.output.as_ref();
+        Some(SearchFacts {
+            idx: m.idx,
+            command: c.command_short.clone(),
+            tool: c.tool.clone(),
+            program: c.program.clone(),
+            pattern: c.pattern.clone(),
+            file: c.file.as_deref().map(basename),
+            lines: o.map_or(0, |o| o.lines),
+            chars: o.map_or(0, |o| o.chars),
+            share: o.map_or(0, |o| o.longest_share),
+            dump: o.and_then(|o| o.dump.clone()),
+            dump_size: o.filter(|o| o.dump.is_some()).map(|o| human_bytes(o.dump_chars)),
+            dump_words: o.map(|o| o.dump_words.clone()).unwrap_or_default(),
+            truncated: o.and_then(|o| o.truncated.clone()),
+            purpose: first_of(&m.text, &[Kind::Plan, Kind::Reason]),
+        })
+    }
+
+    /// The facts of one finding, for weaving into prose.
+    pub(super) fn moment(&self, f: &Finding) -> Moment {
+        let s = self.session;
+        let key_msg = s.message(f.key);
+        let mut mo = Moment {
+            detector: f.detector.clone(),
+            situations: Vec::new(),
+            seed: f.key,
+            key: f.key,
+            time: key_msg.and_then(|m| clock(m.timestamp)),
+            summary: f.summary.clone(),
+            evidence: f.evidence.clone(),
+            experiment: None,
+            alarm: None,
+            probe: None,
+            triggers: Vec::new(),
+            disproof: None,
+            disproof_kind: None,
+            claim: None,
+            retraction: None,
+            distance: None,
+            elapsed: None,
+            searches: Vec::new(),
+            read: None,
+            dismissal: None,
+            wait: None,
+            runs: Vec::new(),
+            command: f.command.as_deref().map(|c| clip(&one_line(c), 140)),
+            recap: None,
+            gap: None,
+            before: None,
+            reply: None,
+            reply_chars: 0,
+        };
+        let Some(key_msg) = key_msg else { return mo };
+        let later: Vec<&Message> = f.evidence.iter().filter(|i| **i > f.key).filter_map(|i| s.message(*i)).collect();
+        let earlier: Vec<&Message> = f.evidence.iter().filter(|i| **i < f.key).filter_map(|i| s.message(*i)).collect();
+        let between = |a: &Message, b: &Message| {
+            (Some(b.idx - a.idx.min(b.idx)), secs_between(a.timestamp, b.timestamp).map(duration))
+        };
+        match f.detector.as_str() {
+            "confounded-change" => {
+                let pos = self.pos_of(f.key);
+                let found =
+                    self.experiment(key_msg, pos + 1).or_else(|| self.relaunch_of(key_msg, earlier.first().copied()));
+                if let Some((mut x, _)) = found {
+                    // The finding names the editing messages; trust it over our own scan.
+                    let ev_edits: Vec<EditFacts> = earlier.iter().flat_map(|m| self.code_edits_of(m)).collect();
+                    if !ev_edits.is_empty() {
+                        x.edits = ev_edits;
+                        x.change_count = x.changes.len() + 1;
+                    }
+                    mo.situations.push(if x.edits.is_empty() { "settings-only" } else { "with-code" });
+                    mo.experiment = Some(x);
+                }
+            }
+            "false-crash-alarm" | "self-correction" => {
+                let alarm_msg =
+                    if f.detector == "false-crash-alarm" { Some(key_msg) } else { earlier.first().copied() };
+                if let Some(a) = alarm_msg {
+                    let printed = self
+                        .facts_of(a)
+                        .iter()
+                        .filter_map(|c| c.output.as_ref())
+                        .find_map(|o| o.revealing.iter().find(|r| r.kind == "alarm").map(|r| r.line.clone()));
+                    if let Some(line) = printed {
+                        mo.alarm = Some(Quote { idx: a.idx, text: line });
+                        mo.situations.push("printed");
+                        // What the check looked for, and the lines that set it off.
+                        let wait = self.wait_of(a);
+                        let probe_pattern = a.calls.iter().filter_map(|c| c.command.as_deref()).find_map(alarm_probe);
+                        if let Some(p) = &probe_pattern {
+                            for c in &a.calls {
+                                if let Some(r) = &c.result {
+                                    for l in r.output.lines() {
+                                        if l.contains(p.as_str()) && mo.triggers.len() < 2 && l.len() < 2000 {
+                                            mo.triggers.push(clip(&one_line(l), 160));
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        mo.probe = probe_pattern;
+                        mo.wait = wait;
+                    } else if let Some(st) = liveness::crash_statement(&a.text) {
+                        mo.alarm = Some(Quote { idx: a.idx, text: clip(&one_line(&st), QUOTE) });
+                        mo.situations.push("stated");
+                    }
+                    if f.detector == "self-correction" {
+                        mo.claim = mo.alarm.clone();
+                    }
+                }
+                if f.detector == "self-correction" && mo.claim.is_none() {
+                    // An admission: the claim is the earlier message's first statement.
+                    if let Some(c) = earlier.first() {
+                        mo.claim = first_of(&c.text, &[Kind::Conclusion, Kind::Reason, Kind::Other])
+                            .map(|t| Quote { idx: c.idx, text: t });
+                    }
+                    mo.situations.push("admission");
+                }
+                // The disproof: a retraction, progress, or the process ready.
+                let disproving: Vec<&Message> =
+                    if f.detector == "self-correction" { vec![key_msg] } else { later.clone() };
+                for m in disproving.iter().rev() {
+                    if let Some(r) = retraction_in(&m.text) {
+                        mo.disproof = Some(Quote { idx: m.idx, text: r });
+                        mo.disproof_kind = Some("retraction");
+                        break;
+                    }
+                }
+                if mo.disproof.is_none() {
+                    for m in &disproving {
+                        if let Some(r) = liveness::ready_line(m) {
+                            mo.disproof = Some(Quote { idx: m.idx, text: r });
+                            mo.disproof_kind = Some("ready");
+                            break;
+                        }
+                        if let Some(p) = progress_line(m) {
+                            mo.disproof = Some(Quote { idx: m.idx, text: p });
+                            mo.disproof_kind = Some("progress");
+                            break;
+                        }
+                    }
+                }
+                if f.detector == "self-correction" {
+                    mo.retraction = mo.disproof.clone().filter(|_| mo.disproof_kind == Some("retraction"));
+                    if mo.retraction.is_none() {
+                        mo.retraction =
+                            first_of(&key_msg.text, &[Kind::Retraction]).map(|t| Quote { idx: f.key, text: t });
+                    }
+                }
+                let (a, b) = match f.detector.as_str() {
+                    "false-crash-alarm" => (Some(f.key), mo.disproof.as_ref().map(|d| d.idx)),
+                    _ => (mo.claim.as_ref().map(|c| c.idx), Some(f.key)),
+                };
+                if let (Some(a), Some(b)) = (a.and_then(|i| s.message(i)), b.and_then(|i| s.message(i))) {
+                    (mo.distance, mo.elapsed) = between(a, b);
+                }
+                if let Some(k) = mo.disproof_kind {
+                    mo.situations.push(k);
+                }
+            }
+            "noisy-search" => {
+                mo.searches.extend(self.search_of(key_msg));
+                if mo.searches.iter().any(|x| x.truncated.is_some()) {
+                    mo.situations.push("truncated");
+                } else if mo.searches.iter().any(|x| x.dump.is_some()) {
+                    mo.situations.push("dump");
+                }
+            }
+            "grep-tail-pivot" => {
+                mo.searches = earlier.iter().filter_map(|m| self.search_of(m)).collect();
+                mo.read = self.facts_of(key_msg).iter().find(|c| c.action == "read").cloned();
+                mo.dismissal = first_of(&key_msg.text, &[Kind::Reason, Kind::Conclusion, Kind::Other]);
+                if mo.searches.iter().any(|x| x.truncated.is_some()) {
+                    mo.situations.push("truncated");
+                } else if mo.searches.iter().any(|x| x.dump.is_some()) {
+                    mo.situations.push("dump");
+                }
+                if let Some(first) = earlier.first() {
+                    mo.elapsed = secs_between(first.timestamp, key_msg.timestamp).map(duration);
+                }
+            }
+            "polling-timeout" => {
+                mo.wait = self.wait_of(key_msg);
+                if mo.wait.is_none() {
+                    // `kubectl wait`, a tool's time limit: no loop to describe.
+                    let c = self.facts_of(key_msg).iter().find(|c| c.command.is_some());
+                    if let Some(c) = c {
+                        mo.wait = Some(WaitFacts {
+                            idx: f.key,
+                            command: c.command_short.clone(),
+                            probe: None,
+                            attempts: None,
+                            interval: None,
+                            elapsed: c.seconds.map(duration),
+                            elapsed_secs: c.seconds,
+                            budget: None,
+                            line: c.output.as_ref().and_then(|o| {
+                                o.revealing
+                                    .iter()
+                                    .find(|r| r.kind == "alarm" || r.kind == "error")
+                                    .map(|r| r.line.clone())
+                                    .or(o.last_line.clone())
+                            }),
+                            outcome: "timeout",
+                            purpose: None,
+                        });
+                    }
+                }
+            }
+            "retry-loop" => {
+                for m in f.evidence.iter().filter_map(|i| s.message(*i)) {
+                    let line = self.facts_of(m).iter().filter_map(|c| c.output.as_ref()).find_map(|o| {
+                        o.error_head
+                            .clone()
+                            .or_else(|| o.revealing.iter().find(|r| r.kind == "error").map(|r| r.line.clone()))
+                            .or(o.last_line.clone())
+                    });
+                    if let Some(l) = line {
+                        mo.runs.push(Quote { idx: m.idx, text: l });
+                    }
+                }
+                if mo.command.is_none() {
+                    mo.command = self.facts_of(key_msg).iter().find_map(|c| c.command_short.clone());
+                }
+            }
+            "context-dump" => {
+                mo.recap = self.recap_of(key_msg).or_else(|| {
+                    Some(Recap {
+                        idx: f.key,
+                        chars: key_msg.char_len(),
+                        times: None,
+                        headings: section_headings(&key_msg.text),
+                        opening: sentences(&key_msg.text, 1, QUOTE),
+                        next_steps: next_steps(&key_msg.text),
+                    })
+                });
+                if let Some(trigger) = earlier.first() {
+                    mo.situations.push(match (trigger.role, trigger.origin) {
+                        (Role::User, _) if trigger.text.trim().is_empty() => "after-empty-turn",
+                        (Role::System, Origin::CompactSummary) => "after-compaction",
+                        (Role::System, _) => "after-compaction",
+                        _ => "after-turn",
+                    });
+                }
+            }
+            "empty-user-turn" => {
+                let pos = self.pos_of(f.key);
+                if let Some(prev) = s.messages[..pos].iter().rev().find(|m| m.role != Role::System) {
+                    // The pause runs from the last thing that happened: a call's result
+                    // comes back after the message that made it.
+                    let last = prev.calls.iter().filter_map(|c| c.result.as_ref()?.timestamp).max().or(prev.timestamp);
+                    mo.gap = secs_between(last, key_msg.timestamp).map(duration);
+                    if prev.role == Role::Assistant {
+                        let q = if prev.text.trim().is_empty() {
+                            self.facts_of(prev).iter().find_map(|c| c.command_short.clone().or(c.file.clone()))
+                        } else {
+                            Some(sentences(&prev.text, 1, QUOTE))
+                        };
+                        mo.before = q.map(|t| Quote { idx: prev.idx, text: t });
+                    }
+                }
+                if let Some(reply) = s.messages[pos + 1..].iter().find(|m| m.role == Role::Assistant) {
+                    mo.reply_chars = reply.char_len();
+                    let q = if reply.text.trim().is_empty() {
+                        self.facts_of(reply).iter().find_map(|c| c.command_short.clone())
+                    } else {
+                        Some(sentences(&reply.text, 1, QUOTE))
+                    };
+                    mo.reply = q.filter(|t| !t.is_empty()).map(|t| Quote { idx: reply.idx, text: t });
+                    if self.recap_of(reply).is_some() {
+                        mo.situations.push("recap-reply");
+                    }
+                }
+            }
+            _ => {}
+        }
+        mo
+    }
+
+    /// The goal: the first thing the user typed.
+    fn goal_message(&self) -> Option<&'a Message> {
+        self.session.messages.iter().find(|m| m.is_typed_user() && !m.text.trim().is_empty())
+    }
+
+    /// The story before message `before`: the campaign's milestones, then the recent
+    /// events that lead up to it, findings other than `skip` woven in.
+    pub fn story_before(&self, before: u32, skip: &[u32]) -> Vec<Paragraph> {
+        let s = self.session;
+        let pos = self.pos_of(before);
+        let start = self.recent_start(pos);
+        let mut paras = Vec::new();
+        let milestones = self.milestones(start);
+        if !milestones.is_empty() {
+            paras.push(Paragraph { beats: milestones });
+        }
+        let goal_pos = self.goal_message().map(|g| self.pos_of(g.idx));
+        let mut beats = self.beats_in(start, pos, pos, skip);
+        if paras.is_empty()
+            && let (Some(g), Some(gp)) = (self.goal_message(), goal_pos)
+            && gp < pos
+        {
+            // Short sessions: the goal opens the recent story.
+            beats.retain(|b| b.idx != g.idx);
+            let mut goal = Beat::new("goal", g);
+            goal.quotes.push(sentences(&g.text, 2, 300));
+            beats.insert(0, goal);
+        }
+        trim_beats(&mut beats, RECENT_BEATS);
+        // A new paragraph at each experiment after the first beat.
+        let mut cur: Vec<Beat> = Vec::new();
+        for b in beats {
+            if b.kind == "experiment" && cur.len() >= 2 {
+                paras.push(Paragraph { beats: std::mem::take(&mut cur) });
+            }
+            cur.push(b);
+        }
+        if !cur.is_empty() {
+            paras.push(Paragraph { beats: cur });
+        }
+        for p in &mut paras {
+            situate(&mut p.beats, "first");
+        }
+        let _ = s;
+        paras
+    }
+
+    /// The story after message `after`, up to `n` messages (stopping at the next real
+    /// request), findings other than `skip` woven in.
+    pub fn story_after(&self, after: u32, n: usize, skip: &[u32]) -> Vec<Beat> {
+        let s = self.session;
+        let from = self.pos_of(after + 1);
+        let mut to = (from + n).min(s.messages.len());
+        if let Some(r) = s.messages[from..to].iter().position(|m| m.is_typed_user() && !is_nudge(&m.text)) {
+            to = from + r + 1;
+        }
+        let mut beats = self.beats_in(from, to, s.messages.len(), skip);
+        trim_beats(&mut beats, RECENT_BEATS);
+        situate(&mut beats, "next");
+        beats
+    }
+
+    /// Where the recent part of a story starts: at the launch before the last launch
+    /// when both are close (the experiment before this one), else a few messages back;
+    /// never past a real request of the user's close by.
+    fn recent_start(&self, pos: usize) -> usize {
+        let s = self.session;
+        let lo = pos.saturating_sub(RECENT_SPAN);
+        let launches: Vec<usize> =
+            (lo..pos).filter(|&j| self.facts_of(&s.messages[j]).iter().any(|c| c.action == "launch")).collect();
+        let mut start = match launches.as_slice() {
+            [.., a, _] => *a,
+            [a] => (*a).min(pos.saturating_sub(8)),
+            [] => pos.saturating_sub(12),
+        };
+        if let Some(r) = (pos.saturating_sub(30)..start).rev().find(|&j| {
+            let m = &s.messages[j];
+            m.is_typed_user() && !is_nudge(&m.text)
+        }) {
+            start = r;
+        }
+        start
+    }
+
+    /// The campaign before position `end`: the goal, the user's later requests, the
+    /// results with numbers that answered them, and the last plan written to a file.
+    fn milestones(&self, end: usize) -> Vec<Beat> {
+        let s = self.session;
+        if end == 0 {
+            return vec![];
+        }
+        let msgs = &s.messages[..end];
+        let mut beats: Vec<Beat> = Vec::new();
+        let Some(goal) = msgs.iter().position(|m| m.is_typed_user() && !m.text.trim().is_empty()) else {
+            return vec![];
+        };
+        let mut g = Beat::new("goal", &msgs[goal]);
+        g.quotes.push(sentences(&msgs[goal].text, 2, 300));
+        beats.push(g);
+        let requests: Vec<usize> =
+            (goal + 1..end).filter(|&j| msgs[j].is_typed_user() && !is_nudge(&msgs[j].text)).collect();
+        let kept: Vec<usize> = requests.iter().rev().take(3).rev().copied().collect();
+        // Segments: from each kept request (or the goal) to the next, or to the end.
+        let mut bounds = vec![kept.first().map_or(goal, |_| goal)];
+        bounds.extend(kept.iter().copied());
+        bounds.push(end);
+        for w in bounds.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            if a != goal {
+                let mut r = Beat::new("request", &msgs[a]);
+                r.quotes.push(sentences(&msgs[a].text, 2, QUOTE));
+                beats.push(r);
+            }
+            // The last result with numbers in the segment.
+            let found = msgs[a + 1..b].iter().rev().filter(|m| m.role == Role::Assistant).find_map(|m| {
+                let st = statements::statements(&m.text, QUOTE);
+                let q: Vec<String> = st
+                    .iter()
+                    .filter(|x| x.kind == Kind::Conclusion && x.quantified)
+                    .map(|x| x.text.clone())
+                    .take(1)
+                    .collect();
+                (!q.is_empty()).then_some((m, q))
+            });
+            if let Some((m, q)) = found {
+                let mut c = Beat::new("milestone", m);
+                c.quotes = q;
+                beats.push(c);
+            }
+        }
+        // The last plan written to a file.
+        if let Some((m, path, items)) = msgs
+            .iter()
+            .rev()
+            .find_map(|m| m.calls.iter().find_map(|c| plan_items(m, c)).map(|(p, items)| (m, p, items)))
+        {
+            let mut p = Beat::new("plan-file", m);
+            p.item_count = items.len();
+            p.items = items.into_iter().take(8).collect();
+            p.file = Some(path);
+            p.quotes.extend(first_of(&m.text, &[Kind::Conclusion, Kind::Reason, Kind::Other]));
+            // A milestone of the same message says the same: the plan tells it.
+            beats.retain(|b| b.idx != m.idx || b.kind == "goal");
+            beats.push(p);
+        }
+        beats.sort_by_key(|b| (b.idx, b.kind != "milestone"));
+        beats.dedup_by(|a, b| a.kind == b.kind && a.quotes == b.quotes);
+        if beats.len() > MILESTONES {
+            let keep_from = beats.len() - (MILESTONES - 1);
+            let mut v = vec![beats[0].clone()];
+            v.extend(beats.drain(keep_from..));
+            beats = v;
+        }
+        beats
+    }
+
+    /// The beats of positions `from..to`; experiments may look ahead to `limit`.
+    fn beats_in(&self, from: usize, to: usize, limit: usize, skip: &[u32]) -> Vec<Beat> {
+        let s = self.session;
+        let mut beats: Vec<Beat> = Vec::new();
+        let mut absorbed: BTreeMap<u32, usize> = BTreeMap::new(); // idx → beat index
+        let range_idx = |j: usize| s.messages.get(j).map(|m| m.idx);
+        let (lo, hi) = (range_idx(from), to.checked_sub(1).and_then(range_idx));
+        let findings: Vec<&Finding> = match (lo, hi) {
+            (Some(lo), Some(hi)) => {
+                let mut seen = HashSet::new();
+                self.findings
+                    .iter()
+                    .filter(|f| (lo..=hi).contains(&f.key) && !skip.contains(&f.key))
+                    .filter(|f| seen.insert((f.key, f.detector.clone())))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        let keyed: HashSet<u32> = findings.iter().map(|f| f.key).collect();
+        for m in &s.messages[from..to] {
+            if absorbed.contains_key(&m.idx) {
+                continue;
+            }
+            let at = beats.len();
+            let facts = self.facts_of(m);
+            match (m.role, m.origin) {
+                (Role::User, Origin::Interrupt) => {
+                    let mut b = Beat::new("interrupt", m);
+                    b.quotes.push(clip(&one_line(&m.text), 80));
+                    beats.push(b);
+                }
+                (Role::User, Origin::Typed) if m.text.trim().is_empty() => beats.push(Beat::new("empty-turn", m)),
+                (Role::User, Origin::Typed) if is_nudge(&m.text) => {}
+                (Role::User, Origin::Typed) => {
+                    let mut b = Beat::new("request", m);
+                    b.quotes.push(sentences(&m.text, 2, QUOTE));
+                    beats.push(b);
+                }
+                (Role::System, Origin::CompactSummary) => {
+                    let mut b = Beat::new("compacted", m);
+                    b.quotes.push(sentences(&m.text, 1, 160));
+                    beats.push(b);
+                }
+                (Role::Assistant, _) => {
+                    if let Some((x, took)) = self.experiment(m, limit.min(to.max(from)).max(self.pos_of(m.idx) + 1)) {
+                        let mut b = Beat::new("experiment", m);
+                        for i in took {
+                            absorbed.insert(i, at);
+                        }
+                        b.situations.push(x.outcome);
+                        b.experiment = Some(x);
+                        beats.push(b);
+                        continue;
+                    }
+                    if let Some(r) = self.recap_of(m) {
+                        let mut b = Beat::new("recap", m);
+                        b.recap = Some(r);
+                        beats.push(b);
+                        continue;
+                    }
+                    if let Some((path, items)) = m.calls.iter().find_map(|c| plan_items(m, c)) {
+                        let mut b = Beat::new("plan-file", m);
+                        b.item_count = items.len();
+                        b.items = items.into_iter().take(8).collect();
+                        b.file = Some(path);
+                        b.quotes.extend(first_of(&m.text, &[Kind::Conclusion, Kind::Reason, Kind::Other]));
+                        beats.push(b);
+                        continue;
+                    }
+                    let edits = self.edits_of(m);
+                    if !edits.is_empty() {
+                        // One beat for a run of edits (reads and searches in between).
+                        match beats.last_mut() {
+                            Some(b) if b.kind == "edits" && b.moments.is_empty() => b.edits.extend(edits),
+                            _ => {
+                                let mut b = Beat::new("edits", m);
+                                b.edits = edits;
+                                beats.push(b);
+                            }
+                        }
+                        continue;
+                    }
+                    let st = statements::statements(&m.text, QUOTE);
+                    if let Some(r) = st.iter().find(|x| x.kind == Kind::Retraction) {
+                        let mut b = Beat::new("retraction", m);
+                        b.quotes.push(r.text.clone());
+                        beats.push(b);
+                    }
+                    if let Some(c) = facts.iter().find(|c| c.failed() && c.action != "wait") {
+                        let mut b = Beat::new(if c.action == "test" { "test" } else { "failure" }, m);
+                        b.situations.push("failed");
+                        b.command = c.command_short.clone().or_else(|| Some(c.tool.clone()));
+                        b.detail = c.output.as_ref().and_then(|o| {
+                            o.error_head
+                                .clone()
+                                .or_else(|| o.revealing.iter().find(|r| r.kind == "error").map(|r| r.line.clone()))
+                                .or(o.last_line.clone())
+                        });
+                        beats.push(b);
+                    } else if let Some(c) = facts.iter().find(|c| c.action == "test") {
+                        let mut b = Beat::new("test", m);
+                        b.situations.push("passed");
+                        b.command = c.command_short.clone();
+                        b.detail = c.output.as_ref().and_then(|o| {
+                            o.revealing
+                                .iter()
+                                .find(|r| r.kind == "result")
+                                .map(|r| r.line.clone())
+                                .or(o.last_line.clone())
+                        });
+                        beats.push(b);
+                    }
+                    if let Some(w) = self.wait_of(m).filter(|w| w.outcome != "ended" || keyed.contains(&m.idx)) {
+                        let mut b = Beat::new("wait", m);
+                        b.situations.push(w.outcome);
+                        b.wait = Some(w);
+                        beats.push(b);
+                    }
+                    if keyed.contains(&m.idx) && beats.len() == at {
+                        if let Some(sf) = self.search_of(m) {
+                            let mut b = Beat::new("search", m);
+                            b.command = sf.command.clone();
+                            b.quotes.extend(sf.purpose.clone());
+                            // What it concluded before searching ("The server crashed.").
+                            if let Some(c) = st.iter().find(|x| x.kind == Kind::Conclusion) {
+                                b.situations.push("concluded");
+                                b.next = vec![c.text.clone()];
+                            }
+                            beats.push(b);
+                        } else if let Some(c) = facts.iter().find(|c| c.action == "read") {
+                            let mut b = Beat::new("read", m);
+                            b.command = c.command_short.clone().or(c.file.clone());
+                            beats.push(b);
+                        }
+                    }
+                    if !st.iter().any(|x| x.kind == Kind::Retraction)
+                        && let Some(c) = st.iter().find(|x| x.kind == Kind::Conclusion)
+                        && (beats.len() == at || m.calls.is_empty())
+                    {
+                        let mut b = Beat::new("conclusion", m);
+                        b.quotes.push(c.text.clone());
+                        if c.quantified {
+                            b.situations.push("numbers");
+                        }
+                        b.next.extend(st.iter().find(|x| x.kind == Kind::Plan).map(|x| x.text.clone()));
+                        beats.push(b);
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Consecutive test runs that ended alike read as one beat.
+        let mut folded: Vec<Beat> = Vec::with_capacity(beats.len());
+        for b in beats {
+            if let Some(prev) = folded.last_mut()
+                && prev.kind == "test"
+                && b.kind == "test"
+                && prev.situations == b.situations
+                && prev.detail == b.detail
+                && b.moments.is_empty()
+            {
+                if prev.runs.is_empty() {
+                    prev.runs.push(Quote { idx: prev.idx, text: prev.command.clone().unwrap_or_default() });
+                }
+                prev.runs.push(Quote { idx: b.idx, text: b.command.clone().unwrap_or_default() });
+                continue;
+            }
+            folded.push(b);
+        }
+        let mut beats = folded;
+        // Weave the findings into the beats of their key messages.
+        for f in findings {
+            let mo = self.moment(f);
+            let target = absorbed.get(&f.key).copied().or_else(|| {
+                let prefer: &[&str] = match f.detector.as_str() {
+                    "confounded-change" => &["experiment"],
+                    "false-crash-alarm" => &["experiment", "wait", "conclusion"],
+                    "polling-timeout" => &["wait", "experiment"],
+                    "self-correction" => &["retraction"],
+                    "noisy-search" | "grep-tail-pivot" => &["search", "read"],
+                    "empty-user-turn" => &["empty-turn"],
+                    "context-dump" => &["recap"],
+                    "retry-loop" => &["failure", "test"],
+                    _ => &[],
+                };
+                let of_key = |b: &Beat| {
+                    b.idx == f.key
+                        || b.experiment.as_ref().is_some_and(|x| x.wait.as_ref().is_some_and(|w| w.idx == f.key))
+                };
+                prefer
+                    .iter()
+                    .find_map(|k| beats.iter().position(|b| b.kind == *k && of_key(b)))
+                    .or_else(|| beats.iter().position(|b| b.idx == f.key))
+            });
+            match target {
+                Some(t) => {
+                    let b = &mut beats[t];
+                    let mut mo = mo;
+                    // Where the beat's own wording tells the finding, the moment only
+                    // adds what the beat does not say.
+                    let told = matches!(
+                        (f.detector.as_str(), b.kind),
+                        ("polling-timeout", "wait")
+                            | ("self-correction", "retraction")
+                            | ("empty-user-turn", "empty-turn")
+                            | ("context-dump", "recap")
+                    );
+                    if told {
+                        mo.situations.insert(0, "told");
+                        b.situations.insert(0, with_tag(&f.detector));
+                        if f.detector == "empty-user-turn" {
+                            b.elapsed = mo.gap.clone();
+                        }
+                    }
+                    if f.detector == "confounded-change" && b.kind == "experiment" {
+                        b.situations.insert(0, "confounded");
+                        if let (Some(x), Some(mx)) = (&mut b.experiment, &mo.experiment) {
+                            x.edits = mx.edits.clone();
+                            x.change_count = mx.change_count;
+                        }
+                        continue;
+                    }
+                    if f.detector == "false-crash-alarm" && b.kind == "experiment" {
+                        b.situations.insert(0, "false-alarm");
+                    }
+                    b.moments.push(mo);
+                }
+                None => {
+                    let Some(m) = s.message(f.key) else { continue };
+                    let mut b = Beat::new("finding", m);
+                    b.moments.push(mo);
+                    let at = beats.partition_point(|x| x.idx <= f.key);
+                    beats.insert(at, b);
+                }
+            }
+        }
+        beats
+    }
+}
+
+/// The section headings of a structured message, without a title heading that opens it.
+fn section_headings(text: &str) -> Vec<String> {
+    let mut h = super::facts::headings(text);
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    if first.trim_start().starts_with('#') && !h.is_empty() {
+        h.remove(0);
+    }
+    h
+}
+
+/// The last line of a message's outputs that reports progress ("Loading shards: 3% |
+/// 2/64", "Running migrations 120/120", "step 400/1000").
+fn progress_line(m: &Message) -> Option<String> {
+    static PROGRESS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)(?:loading|completed|it/s|s/it|\bstep\b|epoch|shard|capturing|downloading|processing|batch|warm|migrat).*(?:\d{1,3}%|\d+\s*/\s*\d+)|(?:\d{1,3}%|\d+\s*/\s*\d+).*(?:loading|completed|it/s|s/it|\bstep\b|epoch|shard|migrat)",
+        )
+        .expect("static regex")
+    });
+    let mut last = None;
+    for c in &m.calls {
+        let Some(r) = &c.result else { continue };
+        for l in r.output.lines() {
+            if l.len() < 2000 && PROGRESS.is_match(l) {
+                last = Some(clip(&one_line(l), 160));
+            }
+        }
+    }
+    last
+}
+
+/// The probe pattern of a crash check: `grep -q Exception log` → `Exception`.
+fn alarm_probe(cmd: &str) -> Option<String> {
+    let script = crate::shell::parse(cmd);
+    script
+        .commands
+        .iter()
+        .filter(|c| matches!(c.name(), "grep" | "egrep" | "rg"))
+        .find_map(|c| c.flag_value(Some('e'), Some("regexp")).or_else(|| c.positionals().into_iter().next()))
+        .filter(|p| p.len() >= 3 && p.chars().all(|ch| ch.is_alphanumeric() || matches!(ch, ' ' | '_' | '-' | ':')))
+        .map(str::to_string)
+}
+
+/// The sentence that takes a crash or a claim back.
+fn retraction_in(text: &str) -> Option<String> {
+    first_of(text, &[Kind::Retraction])
+}
+
+fn with_tag(detector: &str) -> &'static str {
+    match detector {
+        "polling-timeout" => "with-polling-timeout",
+        "self-correction" => "with-self-correction",
+        "empty-user-turn" => "with-empty-user-turn",
+        "context-dump" => "with-context-dump",
+        _ => "with-finding",
+    }
+}
+
+/// Files whose edits do not change what runs: notes, plans, docs (as the
+/// `confounded-change` detector counts them).
+fn is_note(path: &str) -> bool {
+    let p = path.to_lowercase();
+    [".md", ".markdown", ".rst", ".txt", ".ipynb", ".log"].iter().any(|e| p.ends_with(e))
+}
+
+/// Settings that do not change what runs.
+fn inert_setting(name: &str) -> bool {
+    let n = name.trim_start_matches('-').to_ascii_lowercase();
+    matches!(n.as_str(), "port" | "host" | "nccl_debug" | "log-level" | "log_level" | "verbose" | "v" | "quiet")
+        || n.contains("log-file")
+        || n.contains("log_dir")
+        || n.contains("output")
+        || n.ends_with("-dir")
+}
+
+/// Keep at most `n` beats: drop the lightest from the oldest end.
+fn trim_beats(beats: &mut Vec<Beat>, n: usize) {
+    while beats.len() > n {
+        let min = beats.iter().map(Beat::weight).min().unwrap_or(0);
+        match beats.iter().position(|b| b.weight() == min) {
+            Some(i) => {
+                beats.remove(i);
+            }
+            None => break,
+        }
+    }
+}
+
+/// Mark each beat's place: `first`, or `after-<kind>` of the beat before it; group
+/// edits by file.
+fn situate(beats: &mut [Beat], first: &'static str) {
+    let mut prev: Option<&'static str> = None;
+    for b in beats.iter_mut() {
+        let tag = match prev {
+            None => first,
+            Some(k) => after_tag(k),
+        };
+        b.situations.push(tag);
+        if !b.edits.is_empty() {
+            (b.groups, b.more_edits) = group_edits(&b.edits);
+            if b.groups.iter().map(|g| g.edits.len()).sum::<usize>() > 1 {
+                b.situations.push("several");
+            }
+        }
+        prev = Some(b.kind);
+    }
+}
+
+fn after_tag(kind: &str) -> &'static str {
+    match kind {
+        "goal" => "after-goal",
+        "request" => "after-request",
+        "milestone" => "after-milestone",
+        "plan-file" => "after-plan-file",
+        "experiment" => "after-experiment",
+        "edits" => "after-edits",
+        "failure" => "after-failure",
+        "test" => "after-test",
+        "wait" => "after-wait",
+        "conclusion" => "after-conclusion",
+        "retraction" => "after-retraction",
+        "empty-turn" => "after-empty-turn",
+        "recap" => "after-recap",
+        _ => "after-other",
+    }
+}
