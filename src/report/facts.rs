@@ -229,6 +229,9 @@ pub struct ArcFacts {
     pub time_parts: Vec<TimePart>,
     /// How the arc ends: its last message, told.
     pub ending: Option<Beat>,
+    /// The launch that changed several things at once that the arc's story traces
+    /// back to, when its context tells one.
+    pub upstream: Option<Beat>,
     /// The last message of the range, quoted.
     pub last: Option<Event>,
     pub cited: Vec<Event>,
@@ -1129,9 +1132,18 @@ impl<'a> Builder<'a> {
             thread,
             time_parts,
             ending,
+            upstream: None,
             last: last_ev,
             cited: Vec::new(),
         };
+        arc.upstream = arc
+            .context
+            .iter()
+            .flat_map(|p| &p.beats)
+            .rev()
+            .find(|b| b.kind == "experiment")
+            .filter(|b| b.situations.contains(&"confounded"))
+            .cloned();
         let mut idxs: Vec<u32> = arc.context.iter().flat_map(|p| &p.beats).flat_map(Beat::cites).collect();
         idxs.extend(arc.goal.iter().map(|g| g.idx));
         for st in &arc.steps {
