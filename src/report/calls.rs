@@ -146,24 +146,29 @@ impl CallFacts {
                 Some(cmd) => shell_step(cmd),
                 None => tool_step(call),
             };
-        let case_insensitive = call.command.as_deref().is_some_and(|c| {
-            let script = shell::parse(c);
-            script
-                .commands
-                .iter()
-                .any(|c| SEARCH_PROGRAMS.contains(&c.name()) && c.has_flag(Some('i'), Some("ignore-case")))
-        }) || call.input.get("-i").and_then(|v| v.as_bool()).unwrap_or(false);
+        // Only a search's dump line is read for pattern words; only then does case matter.
+        let case_insensitive = || {
+            call.command.as_deref().is_some_and(|c| {
+                let script = shell::parse(c);
+                script
+                    .commands
+                    .iter()
+                    .any(|c| SEARCH_PROGRAMS.contains(&c.name()) && c.has_flag(Some('i'), Some("ignore-case")))
+            }) || call.input.get("-i").and_then(|v| v.as_bool()).unwrap_or(false)
+        };
         let output = call.result.as_ref().map(|r| {
             let body = strip_harness_header(&r.output);
             let lines: Vec<&str> = body.lines().collect();
             let chars = body.chars().count();
             let longest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
             let failed = r.is_error || r.exit_code.is_some_and(|c| c != 0);
-            let shape = Shape::of(body);
+            // The shape (a dump line, a truncation marker) matters for long outputs only.
+            let maybe_cut = ["truncat", "omitted", "removed", "clipped", "too large"].iter().any(|k| body.contains(k));
+            let shape = (longest >= LONG_LINE || maybe_cut).then(|| Shape::of(body));
             let longest_text = lines.iter().max_by_key(|l| l.len()).copied().unwrap_or("");
-            let dump = shape.dump.clone().filter(|_| longest >= LONG_LINE);
+            let dump = shape.as_ref().and_then(|s| s.dump.clone()).filter(|_| longest >= LONG_LINE);
             let dump_words = match (&dump, action, &pattern) {
-                (Some(_), "search", Some(p)) => pattern_words(p, longest_text, case_insensitive),
+                (Some(_), "search", Some(p)) => pattern_words(p, longest_text, case_insensitive()),
                 _ => Vec::new(),
             };
             OutputFacts {
@@ -182,10 +187,12 @@ impl CallFacts {
                 dump_chars: if dump.is_some() { longest } else { 0 },
                 dump,
                 dump_words,
-                truncated: shape.truncated.clone(),
+                truncated: shape.and_then(|s| s.truncated),
+                // Programs name their error at the end: the last lines are enough.
                 error_head: lines
                     .iter()
                     .rev()
+                    .take(200)
                     .find(|l| l.len() < 2000 && ERROR_HEAD.is_match(l))
                     .map(|l| clip(&one_line(l), LINE_CHARS)),
             }
