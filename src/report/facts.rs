@@ -456,8 +456,10 @@ impl<'a> Builder<'a> {
                 .commands()
                 .next()
                 .map(|c| clip(&one_line(c), 140))
-                .or_else(|| self.events(m, true).into_iter().find(|e| e.kind != "said").map(|e| e.quote))
-                .unwrap_or_else(|| sentences(&m.text, 1, QUOTE)),
+                .or_else(|| self.facts_of(m).iter().find_map(|c| c.file.clone()))
+                .or_else(|| Some(sentences(&m.text, 1, QUOTE)).filter(|s| !s.is_empty()))
+                .or_else(|| m.calls.first().map(|c| c.name.clone()))
+                .unwrap_or_default(),
         }
     }
 

@@ -91,6 +91,23 @@ pub fn redact_finding(r: &Redactor, f: &mut Finding) {
     }
 }
 
+/// Redact every string of the facts except the glossary's explanations (`technologies`):
+/// those are debrief's own text, not the transcript's (`ssh host 'cmd'` is an example).
+fn redact_facts(r: &Redactor, v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(o) => {
+            for (k, x) in o.iter_mut() {
+                if k != "technologies" {
+                    redact_facts(r, x);
+                }
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| redact_facts(r, x)),
+        serde_json::Value::String(s) => r.redact_string(s),
+        _ => {}
+    }
+}
+
 /// How a report is redacted.
 #[derive(Debug, Clone, Copy, Default)]
 pub enum Redaction<'a> {
@@ -132,7 +149,7 @@ pub fn render(
     if let Some(r) = &redactor {
         // Every string a template can print goes through the redactor once more, so a
         // fact derived in a way that bypassed the session (or a future one) cannot leak.
-        r.redact_json(&mut report.facts);
+        redact_facts(r, &mut report.facts);
     }
     exporter.render(&report, templates)
 }

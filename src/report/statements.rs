@@ -44,7 +44,10 @@ static PLAN_START: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// Sentences that open with a gerund announce what the message is doing
 /// ("Launching …", "Polling until …", "Waiting for …").
-static GERUND_START: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[A-Z][a-z]{2,}ing\b").expect("static regex"));
+static GERUND_START: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[A-Z][a-z]{2,}ing\s").expect("static regex"));
+/// Words that end in -ing without being a verb.
+const NOT_GERUNDS: &[&str] =
+    &["Anything", "Nothing", "Something", "Everything", "During", "Morning", "Evening", "String", "Thing", "Spring"];
 static PLAN_ANY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:i'll|i will|i'm going to|next step|will try|let me|let's)\b").expect("static regex")
 });
@@ -140,7 +143,8 @@ pub fn classify(s: &str) -> Kind {
     if REASON.is_match(t) {
         return Kind::Reason;
     }
-    if GERUND_START.is_match(t) || PLAN_ANY.is_match(t) {
+    let gerund = GERUND_START.is_match(t) && !NOT_GERUNDS.iter().any(|w| t.starts_with(w));
+    if gerund || PLAN_ANY.is_match(t) {
         return Kind::Plan;
     }
     if CONCLUSION.is_match(t) || liveness::crash_statement(t).is_some() {
@@ -223,6 +227,12 @@ mod tests {
         assert_eq!(classify("The output is too long — that's just the ServerArgs dump."), Kind::Reason);
         assert_eq!(classify("Launching Priority 1B together with the fusion patch."), Kind::Plan);
         assert_eq!(classify("Where is the fusion gated by architecture?"), Kind::Question);
+        assert_eq!(
+            classify(
+                "Anything that reduces the number of all-reduces, their latency, or overlaps them with compute helps; a better drafter alone cannot."
+            ),
+            Kind::Conclusion
+        );
     }
 
     #[test]

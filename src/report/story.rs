@@ -1270,7 +1270,12 @@ impl<'a> Builder<'a> {
                             b.quotes.extend(sf.purpose.clone());
                             // What it concluded before searching ("The server crashed.").
                             if let Some(c) = st.iter().find(|x| x.kind == Kind::Conclusion) {
-                                b.situations.push("concluded");
+                                // A crash taken as settled, or any other conclusion.
+                                b.situations.push(if liveness::crash_statement(&c.text).is_some() {
+                                    "concluded-crash"
+                                } else {
+                                    "concluded"
+                                });
                                 b.next = vec![c.text.clone()];
                             }
                             beats.push(b);
@@ -1351,6 +1356,7 @@ impl<'a> Builder<'a> {
                             | ("self-correction", "retraction")
                             | ("empty-user-turn", "empty-turn")
                             | ("context-dump", "recap")
+                            | ("grep-tail-pivot", "read")
                     );
                     if told {
                         mo.situations.insert(0, "told");
@@ -1439,6 +1445,7 @@ fn with_tag(detector: &str) -> &'static str {
         "self-correction" => "with-self-correction",
         "empty-user-turn" => "with-empty-user-turn",
         "context-dump" => "with-context-dump",
+        "grep-tail-pivot" => "with-grep-tail-pivot",
         _ => "with-finding",
     }
 }
