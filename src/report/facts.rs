@@ -84,8 +84,10 @@ pub struct MessageFacts {
     /// Markdown headings or bold labels of a long structured message (a recap).
     pub headings: Vec<String>,
     /// What to quote when naming this message in one breath: its first command, else
-    /// the file a tool call worked on, else its first sentence.
+    /// the file a tool call worked on, else its first sentence, else its tool's name —
+    /// and whether that is code (command, file, tool) or words.
     pub handle: String,
+    pub handle_code: bool,
 }
 
 /// A setting that differs between two launches.
@@ -417,7 +419,7 @@ impl<'a> Builder<'a> {
             date: m.started.map(|t| t.format("%Y-%m-%d").to_string()),
             started: m.started.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()),
             ended: m.ended.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()),
-            duration: secs_between(m.started, m.ended).map(duration),
+            duration: secs_between(m.started, m.ended).filter(|d| *d > 0).map(duration),
             messages: s.messages.len(),
             typed_user_turns: s.messages.iter().filter(|m| m.is_typed_user() && !m.text.trim().is_empty()).count(),
             commands: calls.len(),
@@ -460,6 +462,9 @@ impl<'a> Builder<'a> {
                 .or_else(|| Some(sentences(&m.text, 1, QUOTE)).filter(|s| !s.is_empty()))
                 .or_else(|| m.calls.first().map(|c| c.name.clone()))
                 .unwrap_or_default(),
+            handle_code: m.commands().next().is_some()
+                || self.facts_of(m).iter().any(|c| c.file.is_some())
+                || (sentences(&m.text, 1, QUOTE).is_empty() && !m.calls.is_empty()),
         }
     }
 
@@ -856,12 +861,11 @@ impl<'a> Builder<'a> {
             }
             "self-correction" => {
                 if let Some(m) = mo {
-                    out.push(mk(
-                        "claim-holds",
-                        "failed",
-                        m.claim.as_ref().map(|c| c.text.clone()),
-                        m.retraction.clone(),
-                    ));
+                    let mut a =
+                        mk("claim-holds", "failed", m.claim.as_ref().map(|c| c.text.clone()), m.retraction.clone());
+                    a.detail =
+                        Some(if m.situations.contains(&"admission") { "admission" } else { "crash" }.to_string());
+                    out.push(a);
                 }
             }
             "polling-timeout" => {
@@ -1456,7 +1460,8 @@ impl<'a> Builder<'a> {
         /// A stretch with nothing happening longer than this is a pause, not work.
         const PAUSE: i64 = 30 * 60;
         let s = self.session;
-        let total_secs = secs_between(s.meta.started, s.meta.ended);
+        // A transcript without timestamps spans "0 s": that is no span at all.
+        let total_secs = secs_between(s.meta.started, s.meta.ended).filter(|d| *d > 0);
         let mut by_program: BTreeMap<String, i64> = BTreeMap::new();
         let mut calls: Vec<(i64, Event)> = Vec::new();
         let (mut in_calls, mut in_waits) = (0i64, 0i64);

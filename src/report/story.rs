@@ -506,7 +506,9 @@ impl<'a> Builder<'a> {
             if these.is_empty() && matches!(f.action, "edit" | "write") {
                 these.extend(f.file.clone());
             }
+            // An edit whose file the transcript does not name counts, unnamed.
             for p in these {
+                let p = if p.starts_with('(') { String::new() } else { p };
                 if !files.contains(&p) {
                     files.push(p);
                 }
@@ -1029,8 +1031,9 @@ impl<'a> Builder<'a> {
         if !cur.is_empty() {
             paras.push(Paragraph { beats: cur });
         }
-        for p in &mut paras {
-            situate(&mut p.beats, "first");
+        // Only the story's first paragraph starts it; later ones go on.
+        for (n, p) in paras.iter_mut().enumerate() {
+            situate(&mut p.beats, if n == 0 { "first" } else { "next" });
         }
         let _ = s;
         paras
