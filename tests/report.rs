@@ -154,7 +154,14 @@ fn check_citations(doc: &str, session: &Session, html: bool, what: &str) -> usiz
     let cite = Regex::new(r"\[msg (\d+)\]").expect("regex");
     let mut checked = 0;
     for raw in doc.lines() {
-        let line = if html { html_to_text(raw) } else { raw.to_string() };
+        // A Markdown table cell escapes `|` as `\|`; the reader sees `|`.
+        let line = if html {
+            html_to_text(raw)
+        } else if raw.starts_with('|') {
+            raw.replace("\\|", "|")
+        } else {
+            raw.to_string()
+        };
         let cites: Vec<_> = cite.captures_iter(&line).collect();
         for (i, c) in cites.iter().enumerate() {
             let m0 = c.get(0).expect("match");

@@ -1521,3 +1521,33 @@ fn after_tag(kind: &str) -> &'static str {
         _ => "after-other",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_steps_are_the_items_under_their_heading() {
+        let text =
+            "## Status\n- a\n\n### Next steps\n1. Look at the log: `tail` it.\n2. Split the experiment.\n3. More.\n";
+        assert_eq!(next_steps(text), vec!["Look at the log: `tail` it.", "Split the experiment."]);
+        assert!(next_steps("## Status\n- a\n").is_empty());
+    }
+
+    #[test]
+    fn edits_group_by_file_and_count_the_rest() {
+        let e = |idx, file: &str| EditFacts { idx, file: file.into(), path: file.into(), purpose: None };
+        let edits = [e(1, "a.py"), e(2, "b.py"), e(3, "a.py"), e(4, "c.py"), e(5, "d.py"), e(6, "a.py"), e(7, "a.py")];
+        let (groups, more) = group_edits(&edits);
+        let files: Vec<&str> = groups.iter().map(|g| g.file.as_str()).collect();
+        assert_eq!(files, vec!["a.py", "b.py", "c.py"]);
+        assert_eq!(groups[0].edits.iter().map(|e| e.idx).collect::<Vec<_>>(), vec![1, 3, 6]);
+        assert_eq!(more, 2, "d.py and the fourth edit of a.py");
+    }
+
+    #[test]
+    fn notes_and_inert_settings_are_not_changes() {
+        assert!(is_note("/root/notes/plan.md") && !is_note("src/communicator.py"));
+        assert!(inert_setting("--port") && inert_setting("NCCL_DEBUG") && !inert_setting("NCCL_BUFFSIZE"));
+    }
+}
