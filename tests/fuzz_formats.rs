@@ -3,7 +3,7 @@
 //! inputs a random mutator rarely makes — nesting deeper than any stack, a line of
 //! 100 MB, a file of nothing but invalid UTF-8.
 //!
-//! `DEBRIEF_FUZZ_ITERS` sets the executions per format (default 120), and
+//! `DEBRIEF_FUZZ_ITERS` sets the executions per format (default 250), and
 //! `DEBRIEF_FUZZ_FIRST` the first execution number, so a failure is reproduced by
 //! running its number alone. `scripts/fuzz.sh` runs the same fuzzer for longer.
 
@@ -21,7 +21,7 @@ fn mutated_inputs_never_panic_any_parser() {
     // Large seeds cost time per execution in a debug build; the script uses them all.
     let max_seed = env_u64("DEBRIEF_FUZZ_MAX_SEED", 96 * 1024) as usize;
     let seeds = fuzzing::load_seeds(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), tmp.path(), max_seed);
-    let iters = env_u64("DEBRIEF_FUZZ_ITERS", 120);
+    let iters = env_u64("DEBRIEF_FUZZ_ITERS", 250);
     let first = env_u64("DEBRIEF_FUZZ_FIRST", 0);
     let only = std::env::var("DEBRIEF_FUZZ_FORMAT").ok();
     let missing: Vec<&str> =
@@ -37,13 +37,15 @@ fn mutated_inputs_never_panic_any_parser() {
         if only.as_deref().is_some_and(|o| o != f.id()) {
             continue;
         }
+        let started = std::time::Instant::now();
         let t = fuzzing::run_format(&seeds, f.id(), first, iters, keep.as_deref(), None);
         eprintln!(
-            "{:<18} {} executions, {} with messages, {} panics",
+            "{:<18} {} executions, {} with messages, {} panics, {:.1}s",
             f.id(),
             t.executions,
             t.with_messages,
-            t.panics.len()
+            t.panics.len(),
+            started.elapsed().as_secs_f64()
         );
         // A fuzzer that never gets an input through the parser tests nothing.
         assert!(t.with_messages > 0 || f.id() == "opencode-db", "{}: no mutated input parsed at all", f.id());
