@@ -33,6 +33,7 @@ use anyhow::{Context, Result};
 use regex::{Captures, Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use serde::Deserialize;
 
+use crate::detect::Finding;
 use crate::model::{Message, Session, SessionMeta};
 
 /// What a redacted host or address becomes (the seeds' spelling).
@@ -373,6 +374,16 @@ impl Redactor {
         }
         if m.user.as_deref().is_some_and(|u| !is_generic_user(u)) {
             m.user = Some(USER.to_string());
+        }
+    }
+
+    /// Redact what a finding quotes from the transcript: its summary and command.
+    /// (Detectors run on the transcript as written, so their findings must be
+    /// redacted like the messages they quote.)
+    pub fn redact_finding(&self, f: &mut Finding) {
+        self.redact_string(&mut f.summary);
+        if let Some(c) = &mut f.command {
+            self.redact_string(c);
         }
     }
 

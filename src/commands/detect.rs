@@ -44,12 +44,7 @@ pub fn run(_cli: &Cli, args: &DetectArgs) -> Result<i32> {
             // Detect on the transcript as written; redact what is printed of it.
             let mut findings = detect::detect_session(&detectors, &s.messages);
             if let Some(r) = redaction.for_meta(&s.meta)? {
-                for f in &mut findings {
-                    r.redact_string(&mut f.summary);
-                    if let Some(c) = &mut f.command {
-                        r.redact_string(c);
-                    }
-                }
+                findings.iter_mut().for_each(|f| r.redact_finding(f));
             }
             total += findings.len();
             for f in &findings {

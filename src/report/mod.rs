@@ -12,8 +12,9 @@
 //! - [`export`] has one renderer per output format behind a small trait.
 //!
 //! Redaction happens before any of this, on the session itself
-//! ([`crate::redact::Redactor::redact_session`]), so nothing a template prints — quote,
-//! excerpt, path, JSON field — can bypass it.
+//! ([`crate::redact::Redactor::redact_session`]) and on the findings' summaries and
+//! commands (detectors read the transcript as written), so nothing a template prints —
+//! quote, excerpt, path, finding, JSON field — can bypass it.
 
 pub mod calls;
 pub mod export;
@@ -101,12 +102,17 @@ pub fn render(
     redaction: Redaction,
 ) -> Result<String> {
     let exporter = export::by_id(format)?;
-    let findings = detect::detect_session(detect::registry(), &session.messages);
+    let mut findings = detect::detect_session(detect::registry(), &session.messages);
     let mut session = session.clone();
-    match redaction {
-        Redaction::On => Redactor::for_session(&session, None)?.redact_session(&mut session),
-        Redaction::WithPatterns(p) => Redactor::for_session(&session, Some(p))?.redact_session(&mut session),
-        Redaction::Off => {}
+    let redactor = match redaction {
+        Redaction::On => Some(Redactor::for_session(&session, None)?),
+        Redaction::WithPatterns(p) => Some(Redactor::for_session(&session, Some(p))?),
+        Redaction::Off => None,
+    };
+    // Findings quote the transcript as written (summaries, commands): redact them too.
+    if let Some(r) = &redactor {
+        r.redact_session(&mut session);
+        findings.iter_mut().for_each(|f| r.redact_finding(f));
     }
     let glossary = templates.glossary()?;
     let report = build(&session, &findings, selector, &glossary)?;
