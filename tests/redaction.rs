@@ -131,7 +131,7 @@ fn secret_in(rule: &Rule, text: &str) -> Option<String> {
 /// Tries gitleaks' recipes, then the rule's own regex, with fresh random parts until
 /// the built-in redaction hides the secret (a candidate the rule's entropy or allowlist
 /// would rightly let pass is not a sample of it).
-fn sample_for(rule: &Rule, recipes: &[&Recipe]) -> Option<(String, String, &'static str)> {
+fn sample_for(rule: &Rule, recipes: &[&Recipe]) -> Option<Sample> {
     let plausible = |text: &str, secret: &str| {
         secret.len() >= 8 && text.contains(secret) && !debrief::redact::redact(text).contains(secret)
     };
@@ -172,8 +172,11 @@ fn sample_for(rule: &Rule, recipes: &[&Recipe]) -> Option<(String, String, &'sta
     None
 }
 
-/// One sample per rule, with where it came from.
-fn secret_samples() -> (BTreeMap<String, (String, String, &'static str)>, Vec<String>) {
+/// A sample: the text as a file would have it, the secret in it, where it came from.
+type Sample = (String, String, &'static str);
+
+/// One sample per rule id, and the rules without one.
+fn secret_samples() -> (BTreeMap<String, Sample>, Vec<String>) {
     let text = std::fs::read_to_string(common::root().join("tests/data/gitleaks-samples.toml")).expect("samples");
     let recipes: Samples = toml::from_str(&text).expect("samples parse");
     let mut found = BTreeMap::new();
