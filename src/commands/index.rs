@@ -32,6 +32,11 @@ pub fn run(cli: &Cli, args: &IndexArgs) -> Result<i32> {
     opts.explicit = explicit;
     opts.format = format_arg(&args.format)?;
     opts.progress = !args.quiet && std::io::stderr().is_terminal();
+    // Hidden, for the crash tests (docs/reliability.md): commit after this many bytes,
+    // so that a small corpus makes many commits to be interrupted between.
+    if let Some(n) = std::env::var("DEBRIEF_COMMIT_EVERY").ok().and_then(|v| v.parse().ok()) {
+        opts.commit_every = n;
+    }
     let summary = writer::run(&ix, &opts)?;
     write_log(&ix, &summary);
     if !args.quiet {
