@@ -84,8 +84,7 @@ fn a_second_index_is_told_or_waits_and_readers_keep_working() {
     assert_eq!(second.status.code(), Some(1), "{err}");
     assert!(err.contains("another `debrief index` is writing to") && err.contains("--wait"), "{err}");
     // One with --wait runs after the first.
-    let mut waiting =
-        debrief(&ix).args(["index", "--wait"]).arg(&corpus).stderr(Stdio::piped()).spawn().expect("spawn");
+    let waiting = debrief(&ix).args(["index", "--wait"]).arg(&corpus).stderr(Stdio::piped()).spawn().expect("spawn");
 
     // Meanwhile searches, listings and detection work, and never see a message twice.
     let file = corpus.join("campaign-0.jsonl");
