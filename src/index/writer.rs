@@ -110,6 +110,11 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
     let mut summary = Summary::default();
     let found = walk::discover(&opts.roots, opts.explicit, &mut summary.unreadable);
     summary.files_seen = found.len();
+    // Test hook (tests/unreadable.rs, docs/reliability.md): a file that disappears
+    // between listing and reading, as an agent's temporary file may.
+    if let Some(p) = std::env::var_os("DEBRIEF_TEST_REMOVE_AFTER_LISTING") {
+        let _ = std::fs::remove_file(p);
+    }
 
     // Decide per file.
     let mut work: Vec<(walk::Candidate, Plan)> = Vec::new();
