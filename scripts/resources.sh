@@ -61,7 +61,7 @@ measure() { # label, args...
   rss=$(grep -o 'Maximum resident set size (kbytes): [0-9]*' "$work/time.txt" | grep -o '[0-9]*$')
   secs=$(grep -o 'Elapsed (wall clock) time (h:mm:ss or m:ss): .*' "$work/time.txt" | sed 's/.*: //')
   printf '%-24s peak RSS %5d MB, %8s wall; %s\n' "$label" $((rss / 1024)) "$secs" \
-    "$(grep -o '^indexed [0-9]* files[^:]*: [0-9]* sessions, [0-9]* messages' "$work/time.txt")"
+    "$(grep -o '^indexed [0-9]* files\?[^:]*: [0-9]* sessions\?, [0-9]* messages' "$work/time.txt")"
 }
 
 for mb in 60 300 600; do
