@@ -618,6 +618,75 @@ fn a_template_folder_cannot_reach_outside_itself() {
     }
 }
 
+/// Every way a template names another file — include, extends, import, from-import,
+/// a name computed at run time, a phrase of the user's phrases.toml — and the data
+/// files (glossary.toml, phrases.toml), through `..`, absolute paths, backslashes,
+/// drive letters, hidden names, and symlinks to a file or a folder outside: each is
+/// refused, and no error shows the outside file's content.
+#[test]
+fn no_way_in_a_template_folder_reads_outside_it() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let secret_dir = root.path().join("private");
+    std::fs::create_dir_all(secret_dir.join("episode")).expect("mkdir");
+    let outside = secret_dir.join("outside.j2");
+    std::fs::write(&outside, "SECRET OUTSIDE").expect("write");
+    std::fs::write(secret_dir.join("episode/context.md.j2"), "SECRET OUTSIDE").expect("write");
+    let abs = outside.display().to_string();
+    let tags = [
+        "{% include \"../private/outside.j2\" %}".to_string(),
+        "{% extends \"../private/outside.j2\" %}".to_string(),
+        "{% import \"../private/outside.j2\" as m %}".to_string(),
+        "{% from \"../private/outside.j2\" import x %}".to_string(),
+        format!("{{% include \"{abs}\" %}}"),
+        format!("{{% extends \"{abs}\" %}}"),
+        format!("{{% import \"{abs}\" as m %}}"),
+        "{% set n = \"..\" ~ \"/private/outside.j2\" %}{% include n %}".to_string(),
+        "{% include \"sections\\\\..\\\\..\\\\private\\\\outside.j2\" %}".to_string(),
+        "{% include \"C:/private/outside.j2\" %}".to_string(),
+        "{% include \".hidden.j2\" %}".to_string(),
+        "{% include \"default/../../private/outside.j2\" %}".to_string(),
+    ];
+    for tag in &tags {
+        let dir = tempfile::tempdir_in(root.path()).expect("tempdir");
+        std::fs::write(dir.path().join(".hidden.j2"), "hidden").expect("write");
+        std::fs::write(dir.path().join("episode.md.j2"), tag).expect("write");
+        let out = with_templates(dir.path(), Selector::Episode(4), "md");
+        let shown = match &out {
+            Ok(text) => text.clone(),
+            Err(e) => format!("{e:#}"),
+        };
+        assert!(out.is_err(), "{tag}: must be refused, rendered:\n{shown}");
+        assert!(!shown.contains("SECRET OUTSIDE"), "{tag}: {shown}");
+        // Through a phrase of the user's phrases.toml, the same.
+        std::fs::remove_file(dir.path().join("episode.md.j2")).expect("rm");
+        std::fs::write(dir.path().join("phrases.toml"), format!("[_default]\ntitle = [{:?}]\n", tag)).expect("write");
+        let out = with_templates(dir.path(), Selector::Episode(4), "md");
+        let shown = out.as_ref().map_or_else(|e| format!("{e:#}"), |t| t.clone());
+        assert!(!shown.contains("SECRET OUTSIDE"), "phrase {tag}: {shown}");
+    }
+    #[cfg(unix)]
+    {
+        // A folder of the template tree that is a symlink to a folder outside.
+        let dir = tempfile::tempdir_in(root.path()).expect("tempdir");
+        std::os::unix::fs::symlink(&secret_dir, dir.path().join("sections")).expect("symlink");
+        let e = with_templates(dir.path(), Selector::Episode(4), "md").expect_err("symlinked folder out");
+        assert!(format!("{e:#}").contains("outside the templates folder"), "{e:#}");
+        // The data files, as symlinks out.
+        for data in ["glossary.toml", "phrases.toml"] {
+            let dir = tempfile::tempdir_in(root.path()).expect("tempdir");
+            std::os::unix::fs::symlink(&outside, dir.path().join(data)).expect("symlink");
+            let e = with_templates(dir.path(), Selector::Session, "md").expect_err("data file via symlink");
+            assert!(!format!("{e:#}").contains("SECRET OUTSIDE"), "{data}: {e:#}");
+        }
+        // A symlink that stays inside is fine.
+        let dir = tempfile::tempdir_in(root.path()).expect("tempdir");
+        std::fs::write(dir.path().join("mine.md.j2"), "# Mine {{ r.key }}\n").expect("write");
+        std::os::unix::fs::symlink(dir.path().join("mine.md.j2"), dir.path().join("episode.md.j2")).expect("symlink");
+        let out = with_templates(dir.path(), Selector::Episode(4), "md").expect("a symlink inside is followed");
+        assert!(out.starts_with("# Mine 4"), "{out}");
+    }
+}
+
 #[test]
 fn report_cli_writes_files_and_refuses_bad_selectors() {
     let idx = tempfile::tempdir().expect("tempdir");
