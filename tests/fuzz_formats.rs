@@ -130,3 +130,27 @@ fn write_seed_corpus() {
         }
     }
 }
+
+/// A line of 100 MB: line formats skip it (over the 64 MB limit) and keep the records
+/// around it; every other parser reads or refuses it without falling over.
+#[test]
+fn a_100_mb_line_is_skipped_or_read_by_every_format() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let good = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/claude-code/ledger-timezone-fix.jsonl"),
+    )
+    .expect("sample");
+    let huge = format!(r#"{{"type":"user","message":{{"role":"user","content":"{}"}}}}"#, "x".repeat(100 << 20));
+    let path = tmp.path().join("huge.jsonl");
+    std::fs::write(&path, format!("{good}{huge}\n{good}")).expect("write");
+    for f in formats::all() {
+        let started = std::time::Instant::now();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| formats::parse_file(&path, Some(*f))));
+        assert!(r.is_ok(), "{} panicked on a 100 MB line", f.id());
+        eprintln!("{:<18} {:.1}s", f.id(), started.elapsed().as_secs_f64());
+    }
+    let parsed = formats::parse_file(&path, formats::by_id("claude-code")).expect("parses");
+    assert!(parsed.bad.iter().any(|b| b.reason.contains("longer than")), "{:?}", parsed.bad);
+    let n: usize = parsed.sessions.iter().map(|s| s.messages.len()).sum();
+    assert_eq!(n, 24, "both copies of the good session around the huge line are kept");
+}
