@@ -352,11 +352,17 @@ impl Redactor {
     /// Redact everything of a session a report can show: texts, thinking, commands,
     /// call inputs and outputs, the descriptive metadata, and the source path.
     pub fn redact_session(&self, s: &mut Session) {
-        self.redact_meta(&mut s.meta);
+        self.redact_transcript(s);
         let source = s.meta.source.to_string_lossy().into_owned();
         if let Cow::Owned(r) = self.redact(&source) {
             s.meta.source = r.into();
         }
+    }
+
+    /// Redact what a session took from its transcript: messages and metadata, but not
+    /// the source path (what `show` and `detect` print next to the transcript's text).
+    pub fn redact_transcript(&self, s: &mut Session) {
+        self.redact_meta(&mut s.meta);
         for msg in &mut s.messages {
             self.redact_message(msg);
         }

@@ -132,10 +132,7 @@ impl Redaction {
     /// (where the file is on this machine; scripts open it).
     pub fn session(&self, s: &mut Session) -> Result<()> {
         if let Some(r) = self.for_meta(&s.meta)? {
-            r.redact_meta(&mut s.meta);
-            for m in &mut s.messages {
-                r.redact_message(m);
-            }
+            r.redact_transcript(s);
         }
         Ok(())
     }
