@@ -260,8 +260,13 @@ fn build() -> (Corpus, usize, Vec<String>) {
     let (_, (_, aws, _)) = secrets.iter().find(|(k, _)| k.as_str() == "aws-access-token").expect("aws sample");
     t = t.user(&format!("Use {aws} and ssh root@203.0.113.77, not ann.smith@corp-mail.com."));
     t = t.assistant(&format!("Retrying with {gh} against 203.0.113.77. {}", ORDINARY.join(" | ")));
+    // Records a parser cannot use: diagnostics (bad-record reasons, unknown record
+    // types) quote them.
+    let garbled = format!(
+        "{{\"type\":\"{gh}\"}}\n{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":{{\"x\":\"{aws}\"}}}}}}\n"
+    );
     let file = dir.path().join("leaky.jsonl");
-    std::fs::write(&file, t.text()).expect("write");
+    std::fs::write(&file, t.text() + &garbled).expect("write");
     let index = dir.path().join("ix");
     let n = secrets.len();
     (Corpus { _dir: dir, file, index, needles }, n, missing)
@@ -331,7 +336,8 @@ fn no_secret_survives_in_any_output() {
     let recipes = secret_samples().0.values().filter(|(_, _, from)| from.starts_with("gitleaks")).count();
     assert!(missing.is_empty(), "rules without a sample the redaction hides: {missing:?}");
     let f = c.file.to_str().expect("path");
-    run(&c, &["index", "--quiet", f]);
+    let index = common::debrief(&c.index).args(["index", f]).output().expect("run");
+    assert!(index.status.success(), "{}", String::from_utf8_lossy(&index.stderr));
     // Searches that land on the samples: their surroundings, and the secrets themselves
     // (a secret can be searched for; it is just not shown).
     let mut searches: Vec<Vec<String>> =
@@ -373,6 +379,17 @@ fn no_secret_survives_in_any_output() {
         let out = run(&c, &["report", f, "--format", fmt, "--arc", "1..400"]);
         outputs.push((format!("report --arc --format {fmt}"), out));
     }
+    let diagnostics = String::from_utf8_lossy(&index.stderr).into_owned();
+    assert!(
+        diagnostics.contains("unknown type `[REDACTED:github-pat]`"),
+        "the garbled record is reported: {diagnostics}"
+    );
+    outputs.push(("index (stderr)".into(), diagnostics));
+    outputs.push(("last-run.log".into(), std::fs::read_to_string(c.index.join("last-run.log")).expect("log")));
+    outputs.push(("sources".into(), run(&c, &["sources"])));
+    outputs.push(("sources --json".into(), run(&c, &["sources", "--json"])));
+    let shown = common::debrief(&c.index).args(["show", f]).output().expect("run");
+    outputs.push(("show (stderr)".into(), String::from_utf8_lossy(&shown.stderr).into_owned()));
     let mut failures = Vec::new();
     for (what, out) in &outputs {
         let l = leaks(out, &c.needles);

@@ -191,8 +191,8 @@ pub fn load(paths: &[PathBuf], format: Option<&'static dyn Format>) -> Result<Ve
 fn report_bad(path: &Path, parsed: &ParsedFile) {
     for b in &parsed.bad {
         match b.line {
-            Some(l) => eprintln!("debrief: {}:{l}: {}", path.display(), b.reason),
-            None => eprintln!("debrief: {}: {}", path.display(), b.reason),
+            Some(l) => eprintln!("debrief: {}:{l}: {}", path.display(), redact::redact(&b.reason)),
+            None => eprintln!("debrief: {}: {}", path.display(), redact::redact(&b.reason)),
         }
     }
 }
