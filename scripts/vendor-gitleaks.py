@@ -85,6 +85,36 @@ def to_rust(rx: str) -> str:
     return "".join(out)
 
 
+def first_group_repeats(rx: str) -> bool:
+    """Whether the regex's first capturing group carries a quantifier, as in
+    `[a-z0-9]{8}-([a-z0-9]{4}-){3}`: it then captures one repetition, a few characters
+    of the token. gitleaks reports that group as the secret (it only flags findings);
+    redaction must hide the whole token, so such rules get `secretGroup = 0`."""
+    i = 0
+    while i < len(rx):
+        c = rx[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i += 1
+            while rx[i] != "]" or rx[i - 1] == "\\":
+                i += 1
+        elif c == "(" and not rx.startswith("(?", i):
+            depth, j = 0, i
+            while True:
+                if rx[j] == "\\":
+                    j += 2
+                    continue
+                depth += {"(": 1, ")": -1}.get(rx[j], 0)
+                if depth == 0:
+                    break
+                j += 1
+            return rx[j + 1 : j + 2] in ("{", "*", "+", "?")
+        i += 1
+    return False
+
+
 def lit(s: str) -> str:
     # TOML literal strings cannot hold a ''' run; none of the kept rules has one.
     assert "'''" not in s, s
@@ -115,6 +145,8 @@ def main() -> None:
         out.append(f"regex = {lit(to_rust(r['regex']))}")
         if "secretGroup" in r:
             out.append(f"secretGroup = {r['secretGroup']}")
+        elif first_group_repeats(r["regex"]):
+            out.append("secretGroup = 0")
         if "entropy" in r:
             out.append(f"entropy = {r['entropy']}")
         if r.get("keywords"):

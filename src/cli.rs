@@ -34,23 +34,25 @@ pub enum Command {
     Index(IndexArgs),
     /// Search indexed messages
     #[command(after_help = "Query: words are ANDed, \"quoted phrases\" match in order, -word excludes.\n\
-                            Identifiers and paths match as typed: NCCL_MAX_NCHANNELS, foo::bar, logs/x.log.\n\n\
+                            Identifiers and paths match as typed: NCCL_MAX_NCHANNELS, foo::bar, logs/x.log.\n\
+                            Snippets are redacted (secrets, hosts, addresses, e-mails, home-folder user names)\n\
+                            unless --no-redact; a secret can still be searched for, it is just not shown.\n\n\
                             Examples:\n  debrief search \"NCCL error\" --agent claude\n  \
                             debrief search ServerArgs --program grep --since 7d\n  \
                             debrief search --detector grep-tail-pivot")]
     Search(SearchArgs),
-    /// Print the normalized messages of a transcript
-    #[command(
-        after_help = "Examples:\n  debrief show session.jsonl --range 5080..5087\n  debrief show session.jsonl --json"
-    )]
+    /// Print the normalized messages of a transcript (redacted)
+    #[command(after_help = "Secrets, hosts, IP and e-mail addresses and home-folder user names are redacted,\n\
+                            in the terminal view and in --json, unless --no-redact is given.\n\n\
+                            Examples:\n  debrief show session.jsonl --range 5080..5087\n  \
+                            debrief show session.jsonl --json --no-redact")]
     Show(ShowArgs),
-    /// List indexed sessions
+    /// List indexed sessions (titles and folders redacted unless --no-redact)
     Sessions(SessionsArgs),
     /// Detect debugging patterns in transcripts
-    #[command(
-        after_help = "Examples:\n  debrief detect session.jsonl\n  debrief detect ~/.claude/projects --select grep-tail-pivot,noisy-search --json\n  \
-                      debrief detect --stats ~/.claude/projects --verbose"
-    )]
+    #[command(after_help = "Summaries and commands quote the transcript; they are redacted unless --no-redact.\n\n\
+                      Examples:\n  debrief detect session.jsonl\n  debrief detect ~/.claude/projects --select grep-tail-pivot,noisy-search --json\n  \
+                      debrief detect --stats ~/.claude/projects --verbose")]
     Detect(DetectArgs),
     /// List the detectors, or print one's documentation
     #[command(
@@ -136,6 +138,18 @@ pub struct FilterArgs {
     pub errors: bool,
 }
 
+/// Redaction of what a command prints from transcripts (on unless `--no-redact`).
+#[derive(Args, Debug, Default, Clone)]
+pub struct RedactArgs {
+    /// Print hosts, IP and e-mail addresses, home-folder user names and secrets as the
+    /// transcript has them (they are redacted by default)
+    #[arg(long)]
+    pub no_redact: bool,
+    /// Also redact these regular expressions (one per line, `#` comments)
+    #[arg(long, value_name = "FILE")]
+    pub redact_patterns: Option<PathBuf>,
+}
+
 #[derive(Args, Debug)]
 pub struct SearchArgs {
     /// What to look for (may be empty when filters are given)
@@ -149,6 +163,8 @@ pub struct SearchArgs {
     /// One JSON object per hit per line
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub redact: RedactArgs,
 }
 
 #[derive(Args, Debug)]
@@ -171,6 +187,8 @@ pub struct ShowArgs {
     /// Cap each tool output in --json at this many characters
     #[arg(long, value_name = "CHARS")]
     pub max_output: Option<usize>,
+    #[command(flatten)]
+    pub redact: RedactArgs,
 }
 
 #[derive(Args, Debug)]
@@ -183,6 +201,8 @@ pub struct SessionsArgs {
     /// One JSON object per session per line
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub redact: RedactArgs,
 }
 
 #[derive(Args, Debug)]
@@ -209,6 +229,8 @@ pub struct DetectArgs {
     /// With --stats: also the counts per file
     #[arg(long, short, requires = "stats")]
     pub verbose: bool,
+    #[command(flatten)]
+    pub redact: RedactArgs,
 }
 
 #[derive(Args, Debug)]
@@ -244,12 +266,8 @@ pub struct ReportArgs {
     /// Write to FILE instead of standard output
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Do not redact hosts, addresses, user names and secrets
-    #[arg(long)]
-    pub no_redact: bool,
-    /// Also redact these regular expressions (one per line, `#` comments)
-    #[arg(long, value_name = "FILE")]
-    pub redact_patterns: Option<PathBuf>,
+    #[command(flatten)]
+    pub redact: RedactArgs,
     /// Folder of templates searched before the built-in ones
     #[arg(long, value_name = "DIR")]
     pub templates: Option<PathBuf>,

@@ -1,5 +1,6 @@
-//! Redaction of secrets, hosts, addresses and user names: the one function every export
-//! goes through (`report` now; `show`, `search` snippets and `--json` can use it too).
+//! Redaction of secrets, hosts, addresses and user names: what every command that prints
+//! transcript text (`show`, `search` snippets, `detect` summaries, `sessions`, `report`,
+//! in every output format) passes it through, unless the user says `--no-redact`.
 //!
 //! What is replaced, and by what:
 //! - API keys, tokens, private keys, JWTs: `[REDACTED:<rule id>]`. The rules are data:
@@ -32,7 +33,8 @@ use anyhow::{Context, Result};
 use regex::{Captures, Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use serde::Deserialize;
 
-use crate::model::Session;
+use crate::detect::Finding;
+use crate::model::{Message, Session, SessionMeta};
 
 /// What a redacted host or address becomes (the seeds' spelling).
 pub const HOST: &str = "[REDACTED]";
@@ -258,20 +260,26 @@ impl Redactor {
             Some(p) => read_patterns(p)?,
             None => Vec::new(),
         };
+        Redactor::for_meta(&session.meta, &extra)
+    }
+
+    /// A redactor for the session `meta` describes, with the user's `extra` patterns
+    /// (already read with [`read_patterns`]).
+    pub fn for_meta(meta: &SessionMeta, extra: &[String]) -> Result<Redactor> {
         let mut names = Vec::new();
-        if let Some(u) = &session.meta.user {
+        if let Some(u) = &meta.user {
             names.push((u.clone(), USER));
         }
         // The machine name is often the reading machine's (formats that do not record
         // one); redact it where it looks like a machine name, not a plain word that
         // ordinary text may contain ("main", "dev").
-        if let Some(h) = &session.meta.host
+        if let Some(h) = &meta.host
             && h.len() >= 4
             && h.contains(|c: char| c == '-' || c == '.' || c.is_ascii_digit())
         {
             names.push((h.clone(), HOST));
         }
-        Redactor::new(&extra, &names)
+        Redactor::new(extra, &names)
     }
 
     fn rules(&self) -> impl Iterator<Item = &Rule> {
@@ -342,9 +350,28 @@ impl Redactor {
     }
 
     /// Redact everything of a session a report can show: texts, thinking, commands,
-    /// call inputs and outputs, and the descriptive metadata.
+    /// call inputs and outputs, the descriptive metadata, and the source path.
     pub fn redact_session(&self, s: &mut Session) {
-        let m = &mut s.meta;
+        self.redact_transcript(s);
+        let source = s.meta.source.to_string_lossy().into_owned();
+        if let Cow::Owned(r) = self.redact(&source) {
+            s.meta.source = r.into();
+        }
+    }
+
+    /// Redact what a session took from its transcript: messages and metadata, but not
+    /// the source path (what `show` and `detect` print next to the transcript's text).
+    pub fn redact_transcript(&self, s: &mut Session) {
+        self.redact_meta(&mut s.meta);
+        for msg in &mut s.messages {
+            self.redact_message(msg);
+        }
+    }
+
+    /// Redact what a session's metadata took from the transcript (working folder,
+    /// project, title, branch, user and host names). The source path is left alone:
+    /// it is where the file lies on this machine, and scripts open it.
+    pub fn redact_meta(&self, m: &mut SessionMeta) {
         for f in [&mut m.cwd, &mut m.project, &mut m.title, &mut m.git_branch].into_iter().flatten() {
             self.redact_string(f);
         }
@@ -354,21 +381,29 @@ impl Redactor {
         if m.user.as_deref().is_some_and(|u| !is_generic_user(u)) {
             m.user = Some(USER.to_string());
         }
-        let source = m.source.to_string_lossy().into_owned();
-        if let Cow::Owned(r) = self.redact(&source) {
-            m.source = r.into();
+    }
+
+    /// Redact what a finding quotes from the transcript: its summary and command.
+    /// (Detectors run on the transcript as written, so their findings must be
+    /// redacted like the messages they quote.)
+    pub fn redact_finding(&self, f: &mut Finding) {
+        self.redact_string(&mut f.summary);
+        if let Some(c) = &mut f.command {
+            self.redact_string(c);
         }
-        for msg in &mut s.messages {
-            self.redact_string(&mut msg.text);
-            self.redact_string(&mut msg.thinking);
-            for c in &mut msg.calls {
-                if let Some(cmd) = &mut c.command {
-                    self.redact_string(cmd);
-                }
-                self.redact_json(&mut c.input);
-                if let Some(r) = &mut c.result {
-                    self.redact_string(&mut r.output);
-                }
+    }
+
+    /// Redact a message's text, thinking, commands, call inputs and outputs.
+    pub fn redact_message(&self, msg: &mut Message) {
+        self.redact_string(&mut msg.text);
+        self.redact_string(&mut msg.thinking);
+        for c in &mut msg.calls {
+            if let Some(cmd) = &mut c.command {
+                self.redact_string(cmd);
+            }
+            self.redact_json(&mut c.input);
+            if let Some(r) = &mut c.result {
+                self.redact_string(&mut r.output);
             }
         }
     }
@@ -528,7 +563,8 @@ fn compile(re: &str) -> Result<Regex> {
     RegexBuilder::new(re).size_limit(32 << 20).build().with_context(|| format!("compiling regex `{re}`"))
 }
 
-fn read_patterns(path: &Path) -> Result<Vec<String>> {
+/// The user's extra patterns: one regex per line, blank lines and `#` comments skipped.
+pub fn read_patterns(path: &Path) -> Result<Vec<String>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading redaction patterns {}", path.display()))?;
     Ok(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_string).collect())

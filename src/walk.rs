@@ -218,6 +218,11 @@ pub fn discover(roots: &[PathBuf], explicit: bool, problems: &mut Vec<(PathBuf, 
                 continue;
             }
         };
+        if !meta.is_file() && !meta.is_dir() {
+            // A FIFO, socket or device: opening one to read could block for ever.
+            problems.push((root.clone(), format!("not a regular file or folder ({}); skipped", special_kind(&meta))));
+            continue;
+        }
         if meta.is_file() {
             match state::stat(root) {
                 Ok((size, mtime)) => {
@@ -255,6 +260,26 @@ pub fn discover(roots: &[PathBuf], explicit: bool, problems: &mut Vec<(PathBuf, 
     out.dedup_by(|a, b| a.path == b.path);
     collapse_event_folders(&mut out);
     out
+}
+
+/// What kind of special file `meta` describes, for messages.
+fn special_kind(meta: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            return "a named pipe";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    let _ = meta;
+    "not a file"
 }
 
 /// OpenHands keeps a conversation as one JSON file per event in an `events/` folder.

@@ -388,11 +388,31 @@ fn extra_patterns_from_a_file_are_redacted() {
 // ---------------------------------------------------------------------------------
 // HTML: transcript markup is text; the page is self-contained.
 
+/// Markup a transcript may hold — pasted HTML, a log of an XSS test, a half-written
+/// tag — that must print as text: scripts, event handlers, `javascript:` links,
+/// markup that would close the report's own elements, comments and CDATA.
+const HOSTILE: &[&str] = &[
+    "<script>document.title='PWNED'</script>",
+    "<img src=x onerror=\"document.title='PWNED'\">",
+    "<svg onload=\"document.title='PWNED'\"><circle r=5/></svg>",
+    "<body onpageshow=\"document.title='PWNED'\">",
+    "<a href=\"javascript:document.title='PWNED'\">click</a>",
+    "[click](javascript:document.title='PWNED')",
+    "<iframe src=\"javascript:alert(1)\"></iframe>",
+    "<div style=\"background:url(javascript:alert(1))\" onmouseover=alert(1)>x</div>",
+    "</pre></code></blockquote></li></ul></section></main></body></html><b>bold",
+    "<!-- unterminated comment <p>",
+    "<![CDATA[ ]]> <textarea><style>body{display:none}</style>",
+    "<meta http-equiv=\"refresh\" content=\"0;url=javascript:alert(1)\">",
+    "<b <i class=\"x' & \\\" >",
+];
+
 fn script_session(dir: &Path) -> PathBuf {
     let t = Transcript::new()
-        .user("Render this: <script>document.title='PWNED'</script> and <img src=x onerror=\"document.title='PWNED'\">")
-        .bash("echo '<script>alert(1)</script>'", "<script>alert(1)</script>\n</pre></code><b>bold</b>", false)
-        .assistant("It printed <script>alert(1)</script> & friends.");
+        .user(&format!("Render this: {}", HOSTILE.join(" ")))
+        .bash("echo '<script>alert(1)</script>'", "<script>alert(1)</script>\n</pre></code><b>bold", false)
+        .bash(&format!("cat xss.html # {}", HOSTILE[1]), &HOSTILE.join("\n"), true)
+        .assistant(&format!("It printed <script>alert(1)</script> & friends: {}", HOSTILE.join(" ")));
     let path = dir.join("script.jsonl");
     std::fs::write(&path, t.text()).expect("write");
     path
@@ -427,40 +447,95 @@ fn chromium() -> Option<PathBuf> {
     None
 }
 
+/// Open `file` in headless Chromium: (the DOM after load, the browser's log).
+fn open_in_chromium(chrome: &Path, profile: &Path, file: &Path) -> (String, String) {
+    let out = std::process::Command::new(chrome)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            "--enable-logging=stderr",
+            "--v=0",
+            &format!("--user-data-dir={}", profile.display()),
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}", file.display()))
+        .output()
+        .expect("run chromium");
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "chromium failed: {log}");
+    (String::from_utf8_lossy(&out.stdout).into_owned(), log)
+}
+
+/// What a page that ran a script, or carries live script hooks, shows.
+fn script_signs(dom: &str, log: &str) -> Vec<String> {
+    let mut signs = Vec::new();
+    if dom.contains("<title>PWNED") {
+        signs.push("a script changed the title".to_string());
+    }
+    // Elements only: in the serialised DOM a `<` of text is `&lt;`, so these match tags.
+    for (what, re) in [
+        ("a script, frame, svg or image element", r"(?i)<(script|iframe|svg|img|object|embed)[\s>]"),
+        ("a refresh", r#"(?i)<meta[^>]*http-equiv\s*=\s*"refresh"#),
+        ("a javascript: link", r#"(?i)<[a-z][^>]*\s(href|src|action)\s*=\s*"\s*javascript:"#),
+        ("an event handler attribute", r"(?i)<[a-z][^>]*\son[a-z]+\s*="),
+    ] {
+        if let Some(m) = Regex::new(re).expect("regex").find(dom) {
+            signs.push(format!("{what}: {}", m.as_str()));
+        }
+    }
+    for bad in ["CONSOLE", "Uncaught", "Refused to"] {
+        if log.contains(bad) {
+            signs.push(format!("console message `{bad}`"));
+        }
+    }
+    signs
+}
+
 #[test]
 fn html_reports_open_in_a_browser_without_errors_or_scripts() {
     let Some(chrome) = chromium() else { return };
     let dir = tempfile::tempdir().expect("tempdir");
+    let profile = dir.path().join("profile");
+    // The check can fail: a page with a live script and handler is caught.
+    let control = dir.path().join("control.html");
+    std::fs::write(
+        &control,
+        format!(
+            "<!doctype html><html><head><title>t</title></head><body><h1>x</h1>{}{}</body></html>",
+            HOSTILE[0], HOSTILE[4]
+        ),
+    )
+    .expect("write");
+    let (dom, log) = open_in_chromium(&chrome, &profile, &control);
+    let signs = script_signs(&dom, &log);
+    assert!(signs.iter().any(|s| s.contains("title")), "the control's script must run: {signs:?}\n{dom}");
+    assert!(signs.iter().any(|s| s.contains("javascript:")), "{signs:?}");
+
     let s = &common::parse(&script_session(dir.path()))[0];
     let ledger = &common::parse(&common::corpus("claude-code/ledger-timezone-fix.jsonl"))[0];
-    for (name, sess, sel) in [("script", s, Selector::Episode(2)), ("ledger", ledger, Selector::Session)] {
-        let file = dir.path().join(format!("{name}.html"));
+    let n = s.messages.len() as u32;
+    let mut pages = vec![("ledger".to_string(), ledger, Selector::Session)];
+    for sel in [Selector::Session, Selector::Arc(1, n)].into_iter().chain((1..=n).map(Selector::Episode)) {
+        pages.push((format!("script {sel:?}"), s, sel));
+    }
+    for (name, sess, sel) in pages {
+        let file = dir.path().join("page.html");
         std::fs::write(&file, render(sess, sel, "html")).expect("write");
-        let out = std::process::Command::new(&chrome)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--no-first-run",
-                "--enable-logging=stderr",
-                "--v=0",
-                &format!("--user-data-dir={}", dir.path().join("profile").display()),
-                "--dump-dom",
-            ])
-            .arg(format!("file://{}", file.display()))
-            .output()
-            .expect("run chromium");
-        let dom = String::from_utf8_lossy(&out.stdout);
-        let log = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "chromium failed: {log}");
+        let (dom, log) = open_in_chromium(&chrome, &profile, &file);
         assert!(dom.contains("<h1>"), "{name}: no report in the DOM:\n{dom}");
-        // A script that ran would have changed the title.
-        assert!(!dom.contains("<title>PWNED"), "{name}: a script ran");
-        assert!(!dom.to_lowercase().contains("<script"), "{name}: a script element in the DOM");
-        for bad in ["CONSOLE", "Uncaught", "Refused to"] {
-            assert!(!log.contains(bad), "{name}: console message `{bad}`:\n{log}");
+        let signs = script_signs(&dom, &log);
+        assert!(signs.is_empty(), "{name}: {signs:?}\n{log}");
+        if name.starts_with("script") {
+            // The markup is there, as text.
+            assert!(
+                dom.contains("&lt;script&gt;document.title='PWNED'&lt;/script&gt;")
+                    || dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+                "{name}: the transcript's markup is shown as text"
+            );
         }
     }
 }
@@ -547,6 +622,75 @@ fn a_template_folder_cannot_reach_outside_itself() {
         std::fs::remove_file(dir.join("episode.md.j2")).expect("rm");
         std::os::unix::fs::symlink(&outside, dir.join("glossary.toml")).expect("symlink");
         assert!(with_templates(&dir, Selector::Session, "md").is_err(), "glossary.toml via symlink");
+    }
+}
+
+/// Every way a template names another file — include, extends, import, from-import,
+/// a name computed at run time, a phrase of the user's phrases.toml — and the data
+/// files (glossary.toml, phrases.toml), through `..`, absolute paths, backslashes,
+/// drive letters, hidden names, and symlinks to a file or a folder outside: each is
+/// refused, and no error shows the outside file's content.
+#[test]
+fn no_way_in_a_template_folder_reads_outside_it() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let secret_dir = root.path().join("private");
+    std::fs::create_dir_all(secret_dir.join("episode")).expect("mkdir");
+    let outside = secret_dir.join("outside.j2");
+    std::fs::write(&outside, "SECRET OUTSIDE").expect("write");
+    std::fs::write(secret_dir.join("episode/context.md.j2"), "SECRET OUTSIDE").expect("write");
+    let abs = outside.display().to_string();
+    let tags = [
+        "{% include \"../private/outside.j2\" %}".to_string(),
+        "{% extends \"../private/outside.j2\" %}".to_string(),
+        "{% import \"../private/outside.j2\" as m %}".to_string(),
+        "{% from \"../private/outside.j2\" import x %}".to_string(),
+        format!("{{% include \"{abs}\" %}}"),
+        format!("{{% extends \"{abs}\" %}}"),
+        format!("{{% import \"{abs}\" as m %}}"),
+        "{% set n = \"..\" ~ \"/private/outside.j2\" %}{% include n %}".to_string(),
+        "{% include \"sections\\\\..\\\\..\\\\private\\\\outside.j2\" %}".to_string(),
+        "{% include \"C:/private/outside.j2\" %}".to_string(),
+        "{% include \".hidden.j2\" %}".to_string(),
+        "{% include \"default/../../private/outside.j2\" %}".to_string(),
+    ];
+    for tag in &tags {
+        let dir = tempfile::tempdir_in(root.path()).expect("tempdir");
+        std::fs::write(dir.path().join(".hidden.j2"), "hidden").expect("write");
+        std::fs::write(dir.path().join("episode.md.j2"), tag).expect("write");
+        let out = with_templates(dir.path(), Selector::Episode(4), "md");
+        let shown = match &out {
+            Ok(text) => text.clone(),
+            Err(e) => format!("{e:#}"),
+        };
+        assert!(out.is_err(), "{tag}: must be refused, rendered:\n{shown}");
+        assert!(!shown.contains("SECRET OUTSIDE"), "{tag}: {shown}");
+        // Through a phrase of the user's phrases.toml, the same.
+        std::fs::remove_file(dir.path().join("episode.md.j2")).expect("rm");
+        std::fs::write(dir.path().join("phrases.toml"), format!("[_default]\ntitle = [{:?}]\n", tag)).expect("write");
+        let out = with_templates(dir.path(), Selector::Episode(4), "md");
+        let shown = out.as_ref().map_or_else(|e| format!("{e:#}"), |t| t.clone());
+        assert!(!shown.contains("SECRET OUTSIDE"), "phrase {tag}: {shown}");
+    }
+    #[cfg(unix)]
+    {
+        // A folder of the template tree that is a symlink to a folder outside.
+        let dir = tempfile::tempdir_in(root.path()).expect("tempdir");
+        std::os::unix::fs::symlink(&secret_dir, dir.path().join("sections")).expect("symlink");
+        let e = with_templates(dir.path(), Selector::Episode(4), "md").expect_err("symlinked folder out");
+        assert!(format!("{e:#}").contains("outside the templates folder"), "{e:#}");
+        // The data files, as symlinks out.
+        for data in ["glossary.toml", "phrases.toml"] {
+            let dir = tempfile::tempdir_in(root.path()).expect("tempdir");
+            std::os::unix::fs::symlink(&outside, dir.path().join(data)).expect("symlink");
+            let e = with_templates(dir.path(), Selector::Session, "md").expect_err("data file via symlink");
+            assert!(!format!("{e:#}").contains("SECRET OUTSIDE"), "{data}: {e:#}");
+        }
+        // A symlink that stays inside is fine.
+        let dir = tempfile::tempdir_in(root.path()).expect("tempdir");
+        std::fs::write(dir.path().join("mine.md.j2"), "# Mine {{ r.key }}\n").expect("write");
+        std::os::unix::fs::symlink(dir.path().join("mine.md.j2"), dir.path().join("episode.md.j2")).expect("symlink");
+        let out = with_templates(dir.path(), Selector::Episode(4), "md").expect("a symlink inside is followed");
+        assert!(out.starts_with("# Mine 4"), "{out}");
     }
 }
 

@@ -1,5 +1,6 @@
 //! `debrief detect`: findings for people, or JSON lines per the contract; with
-//! `--stats`, how often each detector fires over a corpus.
+//! `--stats`, how often each detector fires over a corpus. Summaries and commands
+//! quote the transcript, so they are redacted unless `--no-redact`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -7,7 +8,7 @@ use std::io::Write;
 use anyhow::Result;
 use serde_json::json;
 
-use super::{Style, display_path, format_arg, load};
+use super::{Redaction, Style, display_path, format_arg, load};
 use crate::cli::{Cli, DetectArgs};
 use crate::detect::prose::thousands;
 use crate::detect::{self, Finding};
@@ -15,6 +16,7 @@ use crate::model::Session;
 
 pub fn run(_cli: &Cli, args: &DetectArgs) -> Result<i32> {
     let detectors = detect::selection(&args.select, &args.ignore)?;
+    let redaction = Redaction::from_args(&args.redact)?;
     let files = load(&args.paths, format_arg(&args.format)?)?;
     let out = std::io::stdout();
     let mut out = out.lock();
@@ -39,7 +41,11 @@ pub fn run(_cli: &Cli, args: &DetectArgs) -> Result<i32> {
     }
     for file in &files {
         for s in &file.sessions {
-            let findings = detect::detect_session(&detectors, &s.messages);
+            // Detect on the transcript as written; redact what is printed of it.
+            let mut findings = detect::detect_session(&detectors, &s.messages);
+            if let Some(r) = redaction.for_meta(&s.meta)? {
+                findings.iter_mut().for_each(|f| r.redact_finding(f));
+            }
             total += findings.len();
             for f in &findings {
                 if args.json {

@@ -9,6 +9,9 @@ use super::{display_path, format_arg, index_dir};
 use crate::cli::{Cli, IndexArgs};
 use crate::index::IndexDir;
 use crate::index::writer::{self, Options, Summary};
+// Bad-record reasons and unknown record types can quote the transcript (a value of
+// the wrong type, a garbled type name): they pass through the built-in rules.
+use crate::redact::redact;
 use crate::walk;
 
 /// How many bad records are printed on stderr; the rest are in the log file.
@@ -32,6 +35,11 @@ pub fn run(cli: &Cli, args: &IndexArgs) -> Result<i32> {
     opts.explicit = explicit;
     opts.format = format_arg(&args.format)?;
     opts.progress = !args.quiet && std::io::stderr().is_terminal();
+    // Hidden, for the crash tests (docs/reliability.md): commit after this many bytes,
+    // so that a small corpus makes many commits to be interrupted between.
+    if let Some(n) = std::env::var("DEBRIEF_COMMIT_EVERY").ok().and_then(|v| v.parse().ok()) {
+        opts.commit_every = n;
+    }
     let summary = writer::run(&ix, &opts)?;
     write_log(&ix, &summary);
     if !args.quiet {
@@ -40,15 +48,16 @@ pub fn run(cli: &Cli, args: &IndexArgs) -> Result<i32> {
         }
         for (path, bad) in summary.bad.iter().take(SHOW_BAD) {
             match bad.line {
-                Some(l) => eprintln!("debrief: {}:{l}: {}", path.display(), bad.reason),
-                None => eprintln!("debrief: {}: {}", path.display(), bad.reason),
+                Some(l) => eprintln!("debrief: {}:{l}: {}", path.display(), redact(&bad.reason)),
+                None => eprintln!("debrief: {}: {}", path.display(), redact(&bad.reason)),
             }
         }
         eprintln!("{}", summary_line(&summary, &ix));
         for ((format, version, kind), n) in &summary.unknown {
             let v = if version.is_empty() { String::new() } else { format!(" {version}") };
             eprintln!(
-                "  format drift: {n} {format}{v} record(s) of unknown type `{kind}` (kept going; see `debrief sources`)"
+                "  format drift: {n} {format}{v} record(s) of unknown type `{}` (kept going; see `debrief sources`)",
+                redact(kind)
             );
         }
     }
@@ -63,10 +72,10 @@ fn write_log(ix: &IndexDir, s: &Summary) {
     for (path, bad) in &s.bad {
         match bad.line {
             Some(l) => {
-                let _ = writeln!(log, "{}:{l}: {}", path.display(), bad.reason);
+                let _ = writeln!(log, "{}:{l}: {}", path.display(), redact(&bad.reason));
             }
             None => {
-                let _ = writeln!(log, "{}: {}", path.display(), bad.reason);
+                let _ = writeln!(log, "{}: {}", path.display(), redact(&bad.reason));
             }
         }
     }

@@ -16,10 +16,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 
-use crate::cli::FilterArgs;
+use crate::cli::{FilterArgs, RedactArgs};
 use crate::formats::{self, Format, ParsedFile};
 use crate::index::search::Filters;
-use crate::model::Role;
+use crate::model::{Role, Session, SessionMeta};
+use crate::redact::{self, Redactor};
 use crate::walk;
 
 /// The index folder: `--index`, `$DEBRIEF_INDEX`, else the platform data dir.
@@ -99,6 +100,44 @@ pub fn filters(a: &FilterArgs) -> Result<Filters> {
     })
 }
 
+/// How a command redacts the transcript text it prints: `--no-redact` turns it off,
+/// `--redact-patterns FILE` adds the user's patterns to the built-in rules.
+pub struct Redaction {
+    /// The user's extra patterns; `None` when redaction is off.
+    extra: Option<Vec<String>>,
+}
+
+impl Redaction {
+    pub fn from_args(a: &RedactArgs) -> Result<Redaction> {
+        match (a.no_redact, &a.redact_patterns) {
+            (true, Some(_)) => bail!("--redact-patterns adds to redaction; it cannot be combined with --no-redact"),
+            (true, None) => Ok(Redaction { extra: None }),
+            (false, Some(p)) => Ok(Redaction { extra: Some(redact::read_patterns(p)?) }),
+            (false, None) => Ok(Redaction { extra: Some(Vec::new()) }),
+        }
+    }
+
+    /// The user's extra patterns when redaction is on (maybe none), `None` when off.
+    pub fn extra(&self) -> Option<&[String]> {
+        self.extra.as_deref()
+    }
+
+    /// The redactor for one session (its user and host names join the rules), or
+    /// `None` when redaction is off.
+    pub fn for_meta(&self, meta: &SessionMeta) -> Result<Option<Redactor>> {
+        self.extra.as_ref().map(|extra| Redactor::for_meta(meta, extra)).transpose()
+    }
+
+    /// Redact a session's messages and metadata in place, its source path excepted
+    /// (where the file is on this machine; scripts open it).
+    pub fn session(&self, s: &mut Session) -> Result<()> {
+        if let Some(r) = self.for_meta(&s.meta)? {
+            r.redact_transcript(s);
+        }
+        Ok(())
+    }
+}
+
 /// Read every transcript under `paths`. Files that cannot be read are reported on
 /// stderr; the error is returned only when nothing could be read at all.
 pub fn load(paths: &[PathBuf], format: Option<&'static dyn Format>) -> Result<Vec<ParsedFile>> {
@@ -152,8 +191,8 @@ pub fn load(paths: &[PathBuf], format: Option<&'static dyn Format>) -> Result<Ve
 fn report_bad(path: &Path, parsed: &ParsedFile) {
     for b in &parsed.bad {
         match b.line {
-            Some(l) => eprintln!("debrief: {}:{l}: {}", path.display(), b.reason),
-            None => eprintln!("debrief: {}: {}", path.display(), b.reason),
+            Some(l) => eprintln!("debrief: {}:{l}: {}", path.display(), redact::redact(&b.reason)),
+            None => eprintln!("debrief: {}: {}", path.display(), redact::redact(&b.reason)),
         }
     }
 }

@@ -24,7 +24,7 @@ pub fn run(_cli: &Cli, args: &ReportArgs) -> Result<i32> {
         }
         (None, None) => Selector::Session,
     };
-    let redaction = match (args.no_redact, &args.redact_patterns) {
+    let redaction = match (args.redact.no_redact, &args.redact.redact_patterns) {
         (true, Some(_)) => bail!("--redact-patterns adds to redaction; it cannot be combined with --no-redact"),
         (true, None) => Redaction::Off,
         (false, Some(p)) => Redaction::WithPatterns(p),

@@ -1,11 +1,12 @@
-//! `debrief search`: find messages, print them for people or as JSON lines.
+//! `debrief search`: find messages, print them for people or as JSON lines, with
+//! snippets redacted unless `--no-redact`.
 
 use std::io::Write;
 
 use anyhow::Result;
 use serde_json::json;
 
-use super::{Style, display_path, filters, index_dir};
+use super::{Redaction, Style, display_path, filters, index_dir};
 use crate::cli::{Cli, SearchArgs};
 use crate::index::IndexDir;
 use crate::index::search::{self, Hit};
@@ -15,8 +16,9 @@ pub fn run(cli: &Cli, args: &SearchArgs) -> Result<i32> {
     if args.query.trim().is_empty() && is_unfiltered(&f) {
         anyhow::bail!("give a query or at least one filter (see `debrief search --help`)");
     }
+    let redaction = Redaction::from_args(&args.redact)?;
     let ix = IndexDir::open(&index_dir(&cli.index))?;
-    let hits = search::search(&ix, &args.query, &f, args.limit)?;
+    let hits = search::search(&ix, &args.query, &f, args.limit, redaction.extra())?;
     let out = std::io::stdout();
     let mut out = out.lock();
     if args.json {

@@ -1,4 +1,5 @@
-//! `debrief sessions`: what is indexed.
+//! `debrief sessions`: what is indexed (titles, folders and projects redacted unless
+//! `--no-redact`).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -10,7 +11,7 @@ use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{Order, TantivyDocument, Term};
 
-use super::{Style, display_path, filters, index_dir};
+use super::{Redaction, Style, display_path, filters, index_dir};
 use crate::cli::{Cli, SessionsArgs};
 use crate::index::IndexDir;
 use crate::index::schema::KIND_SESSION;
@@ -18,9 +19,16 @@ use crate::index::search::record_of;
 use crate::index::writer::SessionRecord;
 
 pub fn run(cli: &Cli, args: &SessionsArgs) -> Result<i32> {
+    let redaction = Redaction::from_args(&args.redact)?;
     let ix = IndexDir::open(&index_dir(&cli.index))?;
     let f = filters(&args.filters)?;
-    let records = list(&ix, &f, args.limit)?;
+    let mut records = list(&ix, &f, args.limit)?;
+    // Titles, folders and project names come from the transcripts.
+    for r in &mut records {
+        if let Some(red) = redaction.for_meta(&r.meta)? {
+            red.redact_meta(&mut r.meta);
+        }
+    }
     let out = std::io::stdout();
     let mut out = out.lock();
     let style = Style::stdout();

@@ -1,11 +1,12 @@
-//! `debrief show`: the normalized messages of a transcript, for people or as JSON.
+//! `debrief show`: the normalized messages of a transcript, for people or as JSON,
+//! redacted unless `--no-redact`.
 
 use std::io::Write;
 
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use super::{Style, display_path, format_arg, load};
+use super::{Redaction, Style, display_path, format_arg, load};
 use crate::cli::{Cli, ShowArgs};
 use crate::model::{Message, Origin, Role, Session};
 
@@ -47,7 +48,11 @@ impl Range {
 
 pub fn run(_cli: &Cli, args: &ShowArgs) -> Result<i32> {
     let range = args.range.as_deref().map(Range::parse).transpose()?;
-    let files = load(&args.paths, format_arg(&args.format)?)?;
+    let redaction = Redaction::from_args(&args.redact)?;
+    let mut files = load(&args.paths, format_arg(&args.format)?)?;
+    for s in files.iter_mut().flat_map(|f| &mut f.sessions) {
+        redaction.session(s)?;
+    }
     let out = std::io::stdout();
     let mut out = out.lock();
     let style = Style::stdout();

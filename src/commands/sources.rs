@@ -60,7 +60,7 @@ pub fn run(cli: &Cli, args: &SourcesArgs) -> Result<i32> {
             "drift": drift.iter().map(|((format, version, kind), (records, files))| json!({
                 "format": format,
                 "agent_version": if version.is_empty() { None } else { Some(version) },
-                "kind": kind,
+                "kind": crate::redact::redact(kind),
                 "records": records,
                 "files": files,
             })).collect::<Vec<_>>(),
@@ -120,7 +120,7 @@ pub fn run(cli: &Cli, args: &SourcesArgs) -> Result<i32> {
             out,
             "  {format}{v}: {records} record{} of type {} in {files} file{}",
             plural(*records as usize),
-            style.yellow(&format!("`{kind}`")),
+            style.yellow(&format!("`{}`", crate::redact::redact(kind))),
             plural(*files),
         )?;
     }

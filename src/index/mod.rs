@@ -173,6 +173,29 @@ fn remove_index_files(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Test hook for the crash tests (`tests/crash_safety.rs`, `scripts/crash.sh`; see
+/// docs/reliability.md): with `DEBRIEF_CRASH_AT=<point>:<k>` in the environment, the
+/// k-th time `index` reaches `point` it aborts on the spot — no destructors, no
+/// flushing, like SIGKILL — so that a test can stop it at exact places. Points: `doc`
+/// (a document was just added), `commit` (a commit is prepared and about to be made),
+/// `committed` (a commit was just made).
+pub(crate) fn crash_point(point: &str) {
+    use std::sync::LazyLock;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static AT: LazyLock<Option<(String, u64)>> = LazyLock::new(|| {
+        let v = std::env::var("DEBRIEF_CRASH_AT").ok()?;
+        let (p, k) = v.rsplit_once(':')?;
+        Some((p.to_string(), k.parse().ok()?))
+    });
+    static SEEN: AtomicU64 = AtomicU64::new(0);
+    if let Some((p, k)) = AT.as_ref()
+        && p == point
+        && SEEN.fetch_add(1, Ordering::SeqCst) + 1 == *k
+    {
+        std::process::abort();
+    }
+}
+
 /// Write a file so that readers see the old or the new content, never half of it.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = path.with_extension("tmp");

@@ -25,6 +25,7 @@ use super::tokenizer::{next_word, query_words, word_parts};
 use super::writer::SessionRecord;
 use crate::formats;
 use crate::model::{Message, Role};
+use crate::redact::Redactor;
 
 /// Restrictions on which messages match.
 #[derive(Debug, Default, Clone)]
@@ -288,8 +289,16 @@ impl<'s> SessionCache<'s> {
     }
 }
 
-/// Run a search and return the best `limit` hits with snippets.
-pub fn search(ix: &IndexDir, query: &str, filters: &Filters, limit: usize) -> Result<Vec<Hit>> {
+/// Run a search and return the best `limit` hits with snippets. With `redact` (the
+/// user's extra patterns, maybe none), snippets and projects are redacted; `None`
+/// shows them as the transcript has them.
+pub fn search(
+    ix: &IndexDir,
+    query: &str,
+    filters: &Filters,
+    limit: usize,
+    redact: Option<&[String]>,
+) -> Result<Vec<Hit>> {
     let reader = ix.index.reader().context("opening an index reader")?;
     let searcher = reader.searcher();
     let f = ix.fields;
@@ -300,7 +309,7 @@ pub fn search(ix: &IndexDir, query: &str, filters: &Filters, limit: usize) -> Re
     let mut cache = SessionCache::new(&searcher, f);
     let mut hits = Vec::with_capacity(top.len());
     for (score, addr) in top {
-        if let Some(hit) = make_hit(&searcher, &f, &mut cache, addr, score, &words)? {
+        if let Some(hit) = make_hit(&searcher, &f, &mut cache, addr, score, &words, redact)? {
             hits.push(hit);
         }
     }
@@ -322,6 +331,7 @@ fn make_hit(
     addr: DocAddress,
     score: f32,
     words: &[String],
+    redact: Option<&[String]>,
 ) -> Result<Option<Hit>> {
     let doc: TantivyDocument = searcher.doc(addr)?;
     let u = |field| doc.get_first(field).and_then(|v| v.as_u64());
@@ -344,15 +354,27 @@ fn make_hit(
             .and_then(|fmt| formats::read_message(&meta.source, fmt, o, l, end_line.unwrap_or(l), idx).ok().flatten()),
         _ => None,
     };
-    let snippet = match message {
-        Some(m) => make_snippet(&m, words, 220),
-        None => highlight(&preview, words, 220, line),
+    // Redact before cutting the snippet, so that highlights point into the text shown
+    // and a match inside a secret cannot leave part of it in view.
+    let redactor = redact.map(|extra| Redactor::for_meta(meta, extra)).transpose()?;
+    let snippet = match (message, &redactor) {
+        (Some(mut m), Some(r)) => {
+            r.redact_message(&mut m);
+            make_snippet(&m, words, 220)
+        }
+        (Some(m), None) => make_snippet(&m, words, 220),
+        (None, Some(r)) => highlight(&r.redact(&preview), words, 220, line),
+        (None, None) => highlight(&preview, words, 220, line),
     };
+    let mut project = meta.project.clone();
+    if let (Some(r), Some(p)) = (&redactor, &mut project) {
+        r.redact_string(p);
+    }
     Ok(Some(Hit {
         source: meta.source.clone(),
         session: meta.id.clone(),
         agent: meta.format.clone(),
-        project: meta.project.clone(),
+        project,
         idx,
         line,
         role,

@@ -110,6 +110,11 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
     let mut summary = Summary::default();
     let found = walk::discover(&opts.roots, opts.explicit, &mut summary.unreadable);
     summary.files_seen = found.len();
+    // Test hook (tests/unreadable.rs, docs/reliability.md): a file that disappears
+    // between listing and reading, as an agent's temporary file may.
+    if let Some(p) = std::env::var_os("DEBRIEF_TEST_REMOVE_AFTER_LISTING") {
+        let _ = std::fs::remove_file(p);
+    }
 
     // Decide per file.
     let mut work: Vec<(walk::Candidate, Plan)> = Vec::new();
@@ -142,6 +147,11 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
         .index
         .writer_with_num_threads(opts.threads.max(1), opts.memory_budget.max(15 << 20))
         .map_err(|e| anyhow::anyhow!("opening the index writer: {e}"))?;
+    // A run killed after writing files but before committing leaves them behind, and
+    // the delete files' names (segment id and opstamp) are the very ones this run's
+    // commits will choose again: tantivy then refuses to commit ("file already
+    // exists"). Remove every file the last commit does not use before writing.
+    writer.garbage_collect_files().wait().context("removing the files of an interrupted index run")?;
     let f = ix.fields;
     for p in &gone {
         writer.delete_term(Term::from_field_u64(f.fkey, schema::file_key(p)));
@@ -298,7 +308,9 @@ fn commit(writer: &mut IndexWriter, state: &State) -> Result<()> {
     let payload = serde_json::to_string(state)?;
     let mut prepared = writer.prepare_commit().context("preparing the index commit")?;
     prepared.set_payload(&payload);
+    super::crash_point("commit");
     prepared.commit().context("committing the index")?;
+    super::crash_point("committed");
     Ok(())
 }
 
@@ -595,6 +607,7 @@ impl<'w> FileJob<'w> {
         index_text(m, &mut self.text_buf);
         doc.add_text(f.text, &self.text_buf);
         self.writer.add_document(doc).map_err(|e| anyhow::anyhow!("adding a document: {e}"))?;
+        super::crash_point("doc");
         Ok(())
     }
 
@@ -665,6 +678,7 @@ impl<'w> FileJob<'w> {
         }
         doc.add_text(f.record, serde_json::to_string(rec)?);
         self.writer.add_document(doc).map_err(|e| anyhow::anyhow!("adding a document: {e}"))?;
+        super::crash_point("doc");
         let _ = self.format;
         Ok(())
     }

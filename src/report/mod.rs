@@ -13,8 +13,8 @@
 //!
 //! Redaction happens before any of this, on the session itself
 //! ([`crate::redact::Redactor::redact_session`]) and on the findings' summaries and
-//! commands (detected on the transcript as written), and once more over the gathered
-//! facts, so nothing a template prints — quote, excerpt, path, JSON field — can bypass it.
+//! commands (detectors read the transcript as written), so nothing a template prints —
+//! quote, excerpt, path, finding, JSON field — can bypass it.
 
 pub mod calls;
 pub mod export;
@@ -83,14 +83,6 @@ pub fn build(session: &Session, findings: &[Finding], selector: Selector, glossa
     Ok(Report { kind, facts })
 }
 
-/// Redact what a finding quotes from the transcript: its summary and its command.
-pub fn redact_finding(r: &Redactor, f: &mut Finding) {
-    r.redact_string(&mut f.summary);
-    if let Some(c) = &mut f.command {
-        r.redact_string(c);
-    }
-}
-
 /// Redact every string of the facts except the glossary's explanations (`technologies`):
 /// those are debrief's own text, not the transcript's (`ssh host 'cmd'` is an example).
 fn redact_facts(r: &Redactor, v: &mut serde_json::Value) {
@@ -136,13 +128,10 @@ pub fn render(
         Redaction::WithPatterns(p) => Some(Redactor::for_session(&session, Some(p))?),
         Redaction::Off => None,
     };
+    // Findings quote the transcript as written (summaries, commands): redact them too.
     if let Some(r) = &redactor {
         r.redact_session(&mut session);
-        // Findings are detected on the transcript as written: their summaries and
-        // commands quote it.
-        for f in &mut findings {
-            redact_finding(r, f);
-        }
+        findings.iter_mut().for_each(|f| r.redact_finding(f));
     }
     let glossary = templates.glossary()?;
     let mut report = build(&session, &findings, selector, &glossary)?;

@@ -71,6 +71,11 @@ impl Transcript {
         self
     }
 
+    /// Bytes the transcript has so far.
+    pub fn text_len(&self) -> usize {
+        self.lines.iter().map(|l| l.len() + 1).sum()
+    }
+
     pub fn text(&self) -> String {
         let mut s = self.lines.join("\n");
         s.push('\n');
