@@ -27,7 +27,7 @@ pub struct CodeTokenStream<'a> {
     pos: usize,
     position: usize,
     token: Token,
-    /// Sub-parts of the current word still to emit: (start, end) byte ranges.
+    /// Sub-parts of the current word still to emit: (start, end) byte ranges, last first.
     parts: Vec<(usize, usize)>,
     started: bool,
 }
@@ -40,20 +40,44 @@ impl Tokenizer for CodeTokenizer {
     }
 }
 
-#[inline]
-fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
+/// Byte classes for ASCII: word bytes, and which of them are upper case or `_` (the
+/// only bytes that can split a word into parts). Indexing spends most of its time
+/// here, so the classes are a table lookup.
+const WORD: u8 = 1;
+const SPLITS: u8 = 2;
+static CLASS: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            t[b] = WORD;
+        } else if c.is_ascii_uppercase() || c == b'_' {
+            t[b] = WORD | SPLITS;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// A word found by [`scan_word`]: its byte range, whether it is all ASCII, and whether
+/// it may have parts (it holds an upper-case letter or `_`).
+struct Scanned {
+    start: usize,
+    end: usize,
+    ascii: bool,
+    splits: bool,
 }
 
-/// Next word in `text` from byte `from`: (start, end).
-pub fn next_word(text: &str, from: usize) -> Option<(usize, usize)> {
+#[inline]
+fn scan_word(text: &str, from: usize) -> Option<Scanned> {
     let bytes = text.as_bytes();
     let mut i = from;
     // Skip separators.
     while i < bytes.len() {
         let b = bytes[i];
         if b < 0x80 {
-            if is_word_byte(b) {
+            if CLASS[b as usize] & WORD != 0 {
                 break;
             }
             i += 1;
@@ -69,22 +93,32 @@ pub fn next_word(text: &str, from: usize) -> Option<(usize, usize)> {
         return None;
     }
     let start = i;
+    let mut ascii = true;
+    let mut splits = false;
     while i < bytes.len() {
         let b = bytes[i];
         if b < 0x80 {
-            if !is_word_byte(b) {
+            let class = CLASS[b as usize];
+            if class & WORD == 0 {
                 break;
             }
+            splits |= class & SPLITS != 0;
             i += 1;
         } else {
             let Some(c) = text[i..].chars().next() else { break };
             if !c.is_alphanumeric() {
                 break;
             }
+            ascii = false;
             i += c.len_utf8();
         }
     }
-    Some((start, i))
+    Some(Scanned { start, end: i, ascii, splits })
+}
+
+/// Next word in `text` from byte `from`: (start, end).
+pub fn next_word(text: &str, from: usize) -> Option<(usize, usize)> {
+    scan_word(text, from).map(|w| (w.start, w.end))
 }
 
 /// Byte ranges of the parts of a word: split at `_`, at lower→upper case changes, and
@@ -92,17 +126,25 @@ pub fn next_word(text: &str, from: usize) -> Option<(usize, usize)> {
 /// Letters and digits stay together (`sm120`, `eagle3`, `E0382` are one part).
 /// Empty when the word has a single part.
 pub fn word_parts(word: &str) -> Vec<(usize, usize)> {
+    let mut parts = Vec::new();
+    push_parts(word, 0, &mut parts);
+    parts
+}
+
+/// [`word_parts`] of `word` (which starts at byte `base` of its text), appended to `out`
+/// with the offsets of the text. Appends nothing when the word has a single part.
+fn push_parts(word: &str, base: usize, out: &mut Vec<(usize, usize)>) {
     let b = word.as_bytes();
     if !b.is_ascii() {
-        return Vec::new();
+        return;
     }
-    let mut parts = Vec::new();
+    let first = out.len();
     let mut start = 0;
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'_' {
             if i > start {
-                parts.push((start, i));
+                out.push((base + start, base + i));
             }
             start = i + 1;
         } else if i > start {
@@ -113,30 +155,35 @@ pub fn word_parts(word: &str) -> Vec<(usize, usize)> {
                 && cur.is_ascii_uppercase()
                 && b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
             if lower_to_upper || acronym_end {
-                parts.push((start, i));
+                out.push((base + start, base + i));
                 start = i;
             }
         }
         i += 1;
     }
-    if start < b.len() && !parts.is_empty() {
-        parts.push((start, b.len()));
+    if start < b.len() && out.len() > first {
+        out.push((base + start, base + b.len()));
     }
-    parts
 }
 
 impl CodeTokenStream<'_> {
-    fn set(&mut self, start: usize, end: usize) {
+    fn set(&mut self, start: usize, end: usize, ascii: bool) {
         self.token.offset_from = start;
         self.token.offset_to = end;
         self.token.position = self.position;
         self.token.position_length = 1;
         self.token.text.clear();
-        for c in self.text[start..end].chars() {
-            if c.is_ascii() {
-                self.token.text.push(c.to_ascii_lowercase());
-            } else {
-                self.token.text.extend(c.to_lowercase());
+        let word = &self.text[start..end];
+        if ascii {
+            self.token.text.push_str(word);
+            self.token.text.make_ascii_lowercase();
+        } else {
+            for c in word.chars() {
+                if c.is_ascii() {
+                    self.token.text.push(c.to_ascii_lowercase());
+                } else {
+                    self.token.text.extend(c.to_lowercase());
+                }
             }
         }
     }
@@ -145,25 +192,27 @@ impl CodeTokenStream<'_> {
 impl TokenStream for CodeTokenStream<'_> {
     fn advance(&mut self) -> bool {
         if let Some((s, e)) = self.parts.pop() {
-            self.set(s, e);
+            self.set(s, e, true);
             return true;
         }
         loop {
-            let Some((start, end)) = next_word(self.text, self.pos) else {
+            let Some(w) = scan_word(self.text, self.pos) else {
                 return false;
             };
-            self.pos = end;
-            if end - start > MAX_WORD {
+            self.pos = w.end;
+            if w.end - w.start > MAX_WORD {
                 continue;
             }
             if self.started {
                 self.position += 1;
             }
             self.started = true;
-            self.set(start, end);
-            let parts = word_parts(&self.text[start..end]);
-            // Reverse so that `pop` emits them in order.
-            self.parts.extend(parts.iter().rev().map(|(s, e)| (start + s, start + e)));
+            self.set(w.start, w.end, w.ascii);
+            if w.splits && w.ascii {
+                push_parts(&self.text[w.start..w.end], w.start, &mut self.parts);
+                // Reverse so that `pop` emits them in order.
+                self.parts.reverse();
+            }
             return true;
         }
     }
@@ -230,6 +279,123 @@ mod tests {
         let t: Vec<String> = tokens("/data/logs/exp_1b.log foo::bar").into_iter().map(|t| t.0).collect();
         assert_eq!(t, vec!["data", "logs", "exp_1b", "exp", "1b", "log", "foo", "bar"]);
         assert_eq!(query_words("logs/exp_1b.log"), vec!["logs", "exp_1b", "log"]);
+    }
+
+    /// The plain statement of the rules, as first written: the fast tokenizer must
+    /// give exactly its tokens.
+    fn reference_tokens(text: &str) -> Vec<(String, usize, usize, usize)> {
+        let word = |c: char| c.is_alphanumeric() || c == '_';
+        let mut out = Vec::new();
+        let mut position = 0;
+        let mut started = false;
+        let mut chars = text.char_indices().peekable();
+        while let Some(&(start, c)) = chars.peek() {
+            if !word(c) {
+                chars.next();
+                continue;
+            }
+            let mut end = start;
+            while let Some(&(i, c)) = chars.peek() {
+                if !word(c) {
+                    break;
+                }
+                end = i + c.len_utf8();
+                chars.next();
+            }
+            if end - start > MAX_WORD {
+                continue;
+            }
+            if started {
+                position += 1;
+            }
+            started = true;
+            let w = &text[start..end];
+            out.push((w.to_lowercase(), position, start, end));
+            if w.is_ascii() {
+                let b = w.as_bytes();
+                let mut parts = Vec::new();
+                let mut s = 0;
+                for i in 0..b.len() {
+                    if b[i] == b'_' {
+                        if i > s {
+                            parts.push((s, i));
+                        }
+                        s = i + 1;
+                    } else if i > s
+                        && ((b[i - 1].is_ascii_lowercase() && b[i].is_ascii_uppercase())
+                            || (b[i - 1].is_ascii_uppercase()
+                                && b[i].is_ascii_uppercase()
+                                && b.get(i + 1).is_some_and(u8::is_ascii_lowercase)))
+                    {
+                        parts.push((s, i));
+                        s = i;
+                    }
+                }
+                if s < b.len() && !parts.is_empty() {
+                    parts.push((s, b.len()));
+                }
+                for (a, e) in parts {
+                    out.push((w[a..e].to_lowercase(), position, start + a, start + e));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn fast_tokenizer_matches_the_reference_rules() {
+        const ALPHABET: &[&str] = &[
+            "a",
+            "Z",
+            "q",
+            "B",
+            "_",
+            "_",
+            "0",
+            "7",
+            " ",
+            "\n",
+            "\r",
+            ".",
+            "/",
+            ":",
+            "-",
+            "é",
+            "Ä",
+            "ß",
+            "日本",
+            "—",
+            "█",
+            "İ",
+            "x",
+            "Y",
+            "HTTP",
+            "Server",
+            "snake_case",
+            "NCCL_MAX",
+            "0x7f",
+            "\t",
+            "(",
+            ")",
+            "\"",
+            "'",
+        ];
+        let mut rng = crate::synth::Rng::new(7);
+        for round in 0..3000 {
+            let mut text = String::new();
+            let n = rng.range(0, if round % 100 == 0 { 400 } else { 40 });
+            for _ in 0..n {
+                text.push_str(ALPHABET[rng.below(ALPHABET.len())]);
+            }
+            let mut t = CodeTokenizer;
+            let mut s = t.token_stream(&text);
+            let mut got = Vec::new();
+            while s.advance() {
+                let k = s.token();
+                got.push((k.text.clone(), k.position, k.offset_from, k.offset_to));
+            }
+            assert_eq!(got, reference_tokens(&text), "text {text:?}");
+        }
     }
 
     #[test]
