@@ -60,7 +60,7 @@ pub struct IndexDir {
 }
 
 fn register_tokenizers(index: &Index) {
-    index.tokenizers().register(tokenizer::NAME, tokenizer::CodeTokenizer);
+    index.tokenizers().register(tokenizer::NAME, tokenizer::CodeTokenizer::default());
 }
 
 fn check_version(dir: &Path) -> Result<bool> {

@@ -3,13 +3,19 @@
 //! A word is a maximal run of letters, digits and `_`; it is lowercased and emitted
 //! whole, so `NCCL_MAX_NCHANNELS`, `snake_case_name`, `E0382` and `0x7f3a` are single
 //! terms. A word made of parts (`snake_case`, `camelCase`, `HTTPServer2`) also emits
-//! each part at the same position, so `nchannels` or `server` alone find it. Everything
+//! each part at the same position, so `nchannels` or `server` alone find it. A part is
+//! emitted once per text (at its first occurrence): parts exist so that a message is
+//! *found* by a part, and repeating them for every occurrence of an identifier in a
+//! long log made up a third of all indexing work. Everything
 //! else separates words, and each word advances the position by one: a query such as
 //! `foo::bar` or `logs/exp.log` becomes the phrase of its words and matches exactly
 //! that sequence. Words over [`MAX_WORD`] bytes (base64, hashes of blobs) are skipped.
 //!
 //! Queries are split with [`query_words`], which does not emit parts: the whole word
 //! `nccl_max_nchannels` must match whole.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
@@ -20,7 +26,44 @@ pub const MAX_WORD: usize = 64;
 pub const NAME: &str = "code";
 
 #[derive(Clone, Default)]
-pub struct CodeTokenizer;
+pub struct CodeTokenizer {
+    /// Parts emitted so far in the current text, reused from text to text.
+    seen: SeenParts,
+}
+
+/// Parts already emitted: case-insensitive hash of the part → where it first occurred
+/// (to compare on a hash hit, so a collision never drops a part).
+type SeenParts = HashMap<u64, (usize, usize), BuildHasherDefault<PreHashed>>;
+
+/// The keys of [`SeenParts`] are hashes already.
+#[derive(Default)]
+pub struct PreHashed(u64);
+
+impl Hasher for PreHashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// Hash of an ASCII part, ignoring case.
+fn part_hash(part: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in part {
+        h = (h ^ u64::from(b.to_ascii_lowercase())).wrapping_mul(0x0100_0000_01b3);
+    }
+    // Mix, so the low bits the table uses depend on every byte.
+    h ^= h >> 29;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^ (h >> 32)
+}
 
 pub struct CodeTokenStream<'a> {
     text: &'a str,
@@ -29,6 +72,7 @@ pub struct CodeTokenStream<'a> {
     token: Token,
     /// Sub-parts of the current word still to emit: (start, end) byte ranges, last first.
     parts: Vec<(usize, usize)>,
+    seen: &'a mut SeenParts,
     started: bool,
 }
 
@@ -36,7 +80,16 @@ impl Tokenizer for CodeTokenizer {
     type TokenStream<'a> = CodeTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream<'a> {
-        CodeTokenStream { text, pos: 0, position: 0, token: Token::default(), parts: Vec::new(), started: false }
+        self.seen.clear();
+        CodeTokenStream {
+            text,
+            pos: 0,
+            position: 0,
+            token: Token::default(),
+            parts: Vec::new(),
+            seen: &mut self.seen,
+            started: false,
+        }
     }
 }
 
@@ -189,6 +242,23 @@ impl CodeTokenStream<'_> {
     }
 }
 
+/// Record the part `text[s..e]`; true when it was not seen before in this text.
+fn first_occurrence(seen: &mut SeenParts, text: &str, s: usize, e: usize) -> bool {
+    use std::collections::hash_map::Entry;
+    let part = &text.as_bytes()[s..e];
+    match seen.entry(part_hash(part)) {
+        Entry::Vacant(v) => {
+            v.insert((s, e));
+            true
+        }
+        // A hash collision with another part: emit it (and keep the first).
+        Entry::Occupied(o) => {
+            let (a, b) = *o.get();
+            !text.as_bytes()[a..b].eq_ignore_ascii_case(part)
+        }
+    }
+}
+
 impl TokenStream for CodeTokenStream<'_> {
     fn advance(&mut self) -> bool {
         if let Some((s, e)) = self.parts.pop() {
@@ -210,6 +280,8 @@ impl TokenStream for CodeTokenStream<'_> {
             self.set(w.start, w.end, w.ascii);
             if w.splits && w.ascii {
                 push_parts(&self.text[w.start..w.end], w.start, &mut self.parts);
+                let (text, seen) = (self.text, &mut *self.seen);
+                self.parts.retain(|&(s, e)| first_occurrence(seen, text, s, e));
                 // Reverse so that `pop` emits them in order.
                 self.parts.reverse();
             }
@@ -244,7 +316,7 @@ mod tests {
     use super::*;
 
     fn tokens(text: &str) -> Vec<(String, usize)> {
-        let mut t = CodeTokenizer;
+        let mut t = CodeTokenizer::default();
         let mut s = t.token_stream(text);
         let mut out = Vec::new();
         while s.advance() {
@@ -270,8 +342,9 @@ mod tests {
 
     #[test]
     fn camel_case_and_acronyms_split() {
-        let words: Vec<String> = tokens("ServerArgs HTTPServer").into_iter().map(|t| t.0).collect();
-        assert_eq!(words, vec!["serverargs", "server", "args", "httpserver", "http", "server"]);
+        let words = |text: &str| -> Vec<String> { tokens(text).into_iter().map(|t| t.0).collect() };
+        assert_eq!(words("ServerArgs"), vec!["serverargs", "server", "args"]);
+        assert_eq!(words("HTTPServer"), vec!["httpserver", "http", "server"]);
     }
 
     #[test]
@@ -288,6 +361,7 @@ mod tests {
         let mut out = Vec::new();
         let mut position = 0;
         let mut started = false;
+        let mut seen_parts = std::collections::HashSet::new();
         let mut chars = text.char_indices().peekable();
         while let Some(&(start, c)) = chars.peek() {
             if !word(c) {
@@ -335,7 +409,9 @@ mod tests {
                     parts.push((s, b.len()));
                 }
                 for (a, e) in parts {
-                    out.push((w[a..e].to_lowercase(), position, start + a, start + e));
+                    if seen_parts.insert(w[a..e].to_lowercase()) {
+                        out.push((w[a..e].to_lowercase(), position, start + a, start + e));
+                    }
                 }
             }
         }
@@ -381,13 +457,14 @@ mod tests {
             "'",
         ];
         let mut rng = crate::synth::Rng::new(7);
+        // One tokenizer for all texts: what it remembers must not leak from one to the next.
+        let mut t = CodeTokenizer::default();
         for round in 0..3000 {
             let mut text = String::new();
             let n = rng.range(0, if round % 100 == 0 { 400 } else { 40 });
             for _ in 0..n {
                 text.push_str(ALPHABET[rng.below(ALPHABET.len())]);
             }
-            let mut t = CodeTokenizer;
             let mut s = t.token_stream(&text);
             let mut got = Vec::new();
             while s.advance() {
@@ -396,6 +473,22 @@ mod tests {
             }
             assert_eq!(got, reference_tokens(&text), "text {text:?}");
         }
+    }
+
+    #[test]
+    fn parts_are_emitted_once_per_text_whole_words_every_time() {
+        let t = tokens("ServerArgs server_args SERVER_ARGS server");
+        assert_eq!(
+            t,
+            vec![
+                ("serverargs".into(), 0),
+                ("server".into(), 0),
+                ("args".into(), 0),
+                ("server_args".into(), 1),
+                ("server_args".into(), 2),
+                ("server".into(), 3)
+            ]
+        );
     }
 
     #[test]
