@@ -18,7 +18,9 @@ use super::tokenizer;
 /// 2: the first detectors store findings (an unchanged file is never re-read, so an
 /// older index would keep none for it), and the session stats count only assistant
 /// messages with text.
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3: outputs are indexed as a terminal shows them (last `\r` redraw, giant lines
+/// trimmed).
+pub const SCHEMA_VERSION: u32 = 3;
 
 pub const KIND_MESSAGE: &str = "msg";
 pub const KIND_SESSION: &str = "session";

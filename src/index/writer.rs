@@ -31,6 +31,10 @@ use crate::walk;
 /// Output bytes indexed per call: the head and the tail, where errors and verdicts are.
 pub const OUTPUT_HEAD: usize = 16 * 1024;
 pub const OUTPUT_TAIL: usize = 8 * 1024;
+/// Bytes indexed of one output line (head and tail): a 50 KB single-line JSON or
+/// base64 dump is noise to search and was the costliest text to index.
+pub const OUTPUT_LINE_HEAD: usize = 2048;
+pub const OUTPUT_LINE_TAIL: usize = 1024;
 /// Message text indexed per message (head and tail).
 pub const TEXT_HEAD: usize = 64 * 1024;
 pub const TEXT_TAIL: usize = 16 * 1024;
@@ -747,9 +751,49 @@ pub fn index_text(m: &Message, out: &mut String) {
         if let Some(r) = &c.result {
             out.push('\n');
             let (h, t) = head_tail(&r.output, OUTPUT_HEAD, OUTPUT_TAIL);
+            push_as_displayed(out, h);
+            out.push('\n');
+            push_as_displayed(out, t);
+        }
+    }
+}
+
+/// Append output text the way a terminal leaves it: of a line redrawn with `\r`
+/// (progress bars), only the last drawing; of an over-long line, its head and tail.
+pub fn push_as_displayed(out: &mut String, s: &str) {
+    let long = OUTPUT_LINE_HEAD + OUTPUT_LINE_TAIL;
+    let needs_work = memchr::memchr(b'\r', s.as_bytes()).is_some() || {
+        let mut start = 0;
+        let mut over = false;
+        for nl in memchr::memchr_iter(b'\n', s.as_bytes()).chain(std::iter::once(s.len())) {
+            if nl - start > long {
+                over = true;
+                break;
+            }
+            start = nl + 1;
+        }
+        over
+    };
+    if !needs_work {
+        out.push_str(s);
+        return;
+    }
+    for (i, line) in s.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let shown = match memchr::memrchr(b'\r', line.as_bytes()) {
+            None => line,
+            // The last drawing that shows something (a CRLF line ends in an empty one).
+            Some(_) => line.rsplit('\r').find(|seg| !seg.trim().is_empty()).unwrap_or(""),
+        };
+        if shown.len() > long {
+            let (h, t) = head_tail(shown, OUTPUT_LINE_HEAD, OUTPUT_LINE_TAIL);
             out.push_str(h);
             out.push('\n');
             out.push_str(t);
+        } else {
+            out.push_str(shown);
         }
     }
 }
@@ -773,6 +817,24 @@ pub fn preview(m: &Message) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn displayed(s: &str) -> String {
+        let mut out = String::new();
+        push_as_displayed(&mut out, s);
+        out
+    }
+
+    #[test]
+    fn outputs_are_indexed_as_a_terminal_shows_them() {
+        assert_eq!(displayed("plain\ntext"), "plain\ntext");
+        assert_eq!(displayed("crlf\r\nlines\r\n"), "crlf\nlines\n");
+        assert_eq!(displayed("start\r 10% |#  |\r 50% |### |\r100% |#####|\ndone"), "100% |#####|\ndone");
+        let dump = format!("head {}tail", "x ".repeat(20_000));
+        let shown = displayed(&format!("before\n{dump}\nafter"));
+        assert!(shown.starts_with("before\nhead x "));
+        assert!(shown.ends_with(" x tail\nafter"));
+        assert!(shown.len() <= OUTPUT_LINE_HEAD + OUTPUT_LINE_TAIL + 20, "{}", shown.len());
+    }
 
     #[test]
     fn head_tail_respects_char_boundaries() {
