@@ -740,21 +740,96 @@ pub fn index_text(m: &Message, out: &mut String) {
         out.push_str(&c.name);
         out.push('\n');
         match &c.command {
-            Some(cmd) => out.push_str(head_tail(cmd, 8192, 0).0),
+            Some(cmd) => out.push_str(head_tail(cmd, INPUT_BYTES, 0).0),
             None => {
-                if !c.input.is_null() {
-                    let s = c.input.to_string();
-                    out.push_str(head_tail(&s, 8192, 0).0);
-                }
+                push_input_strings(out, &c.input, INPUT_BYTES);
             }
         }
         if let Some(r) = &c.result {
             out.push('\n');
-            let (h, t) = head_tail(&r.output, OUTPUT_HEAD, OUTPUT_TAIL);
+            let output = without_reminders(&r.output);
+            let (h, t) = head_tail(&output, OUTPUT_HEAD, OUTPUT_TAIL);
             push_as_displayed(out, h);
             out.push('\n');
             push_as_displayed(out, t);
         }
+    }
+}
+
+/// An output without the `<system-reminder>` blocks the harness appends to it (Claude
+/// Code adds the same paragraph to every file read): they are not what the tool printed,
+/// and would make every such message match their words.
+pub fn without_reminders(s: &str) -> std::borrow::Cow<'_, str> {
+    const OPEN: &str = "<system-reminder>";
+    const CLOSE: &str = "</system-reminder>";
+    let Some(first) = memchr::memmem::find(s.as_bytes(), OPEN.as_bytes()) else {
+        return std::borrow::Cow::Borrowed(s);
+    };
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    let mut at = first;
+    loop {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + OPEN.len()..];
+        match memchr::memmem::find(after.as_bytes(), CLOSE.as_bytes()) {
+            Some(end) => rest = &after[end + CLOSE.len()..],
+            // Unclosed: keep it, it is not the harness's block.
+            None => {
+                out.push_str(&rest[at..]);
+                return std::borrow::Cow::Owned(out);
+            }
+        }
+        match memchr::memmem::find(rest.as_bytes(), OPEN.as_bytes()) {
+            Some(next) => at = next,
+            None => {
+                out.push_str(rest);
+                return std::borrow::Cow::Owned(out);
+            }
+        }
+    }
+}
+
+/// Bytes of a call's input indexed (its command line, or its string values).
+pub const INPUT_BYTES: usize = 8192;
+
+/// Append the string values of a call's input (file paths, patterns, the text of an
+/// edit), each on its own line, up to `budget` bytes. Its JSON form would glue words to
+/// escapes (`\nreturn`) and index the key names of every call.
+fn push_input_strings(out: &mut String, v: &serde_json::Value, budget: usize) -> usize {
+    match v {
+        serde_json::Value::String(s) => {
+            let piece = head_tail(s, budget, 0).0;
+            out.push_str(piece);
+            out.push('\n');
+            budget.saturating_sub(piece.len() + 1)
+        }
+        serde_json::Value::Array(items) => {
+            let mut left = budget;
+            for item in items {
+                if left == 0 {
+                    break;
+                }
+                left = push_input_strings(out, item, left);
+            }
+            left
+        }
+        serde_json::Value::Object(map) => {
+            let mut left = budget;
+            for item in map.values() {
+                if left == 0 {
+                    break;
+                }
+                left = push_input_strings(out, item, left);
+            }
+            left
+        }
+        serde_json::Value::Number(n) => {
+            let before = out.len();
+            out.push_str(&n.to_string());
+            out.push('\n');
+            budget.saturating_sub(out.len() - before)
+        }
+        serde_json::Value::Bool(_) | serde_json::Value::Null => budget,
     }
 }
 
@@ -807,9 +882,23 @@ pub fn preview(m: &Message) -> String {
     } else {
         m.calls.iter().filter_map(|c| c.result.as_ref()).map(|r| r.output.as_str()).next().unwrap_or_default()
     };
-    let mut s: String = source.split_whitespace().collect::<Vec<_>>().join(" ");
-    if s.chars().count() > PREVIEW_CHARS {
-        s = s.chars().take(PREVIEW_CHARS).collect::<String>() + "…";
+    // The words joined by single spaces, cut at PREVIEW_CHARS: read only as many words
+    // as that takes (the source may be a 60 KB output).
+    let mut s = String::new();
+    let mut chars = 0;
+    for word in source.split_whitespace() {
+        if !s.is_empty() {
+            s.push(' ');
+            chars += 1;
+        }
+        s.push_str(word);
+        chars += word.chars().count();
+        if chars > PREVIEW_CHARS {
+            let cut = s.char_indices().nth(PREVIEW_CHARS).map_or(s.len(), |(i, _)| i);
+            s.truncate(cut);
+            s.push('…');
+            break;
+        }
     }
     s
 }
@@ -834,6 +923,40 @@ mod tests {
         assert!(shown.starts_with("before\nhead x "));
         assert!(shown.ends_with(" x tail\nafter"));
         assert!(shown.len() <= OUTPUT_LINE_HEAD + OUTPUT_LINE_TAIL + 20, "{}", shown.len());
+    }
+
+    #[test]
+    fn harness_reminders_are_not_indexed_as_output() {
+        let out = "1→fn main() {}\n\n<system-reminder>\nconsider malware\n</system-reminder>\n";
+        assert_eq!(without_reminders(out), "1→fn main() {}\n\n\n");
+        assert_eq!(
+            without_reminders("a <system-reminder>b</system-reminder> c <system-reminder>d"),
+            "a  c <system-reminder>d"
+        );
+        assert_eq!(without_reminders("plain"), "plain");
+    }
+
+    #[test]
+    fn call_inputs_are_indexed_by_their_string_values() {
+        let input =
+            serde_json::json!({"file_path": "src/a.rs", "old_string": "x\nreturn 1", "replace_all": false, "n": 3});
+        let mut out = String::new();
+        push_input_strings(&mut out, &input, INPUT_BYTES);
+        assert_eq!(out, "src/a.rs\n3\nx\nreturn 1\n");
+        let mut small = String::new();
+        push_input_strings(&mut small, &input, 5);
+        assert_eq!(small, "src/a\n");
+    }
+
+    #[test]
+    fn previews_are_cut_after_whole_words() {
+        let m = Message { text: format!("a  b\n{}", "word ".repeat(200)), ..Message::default() };
+        let p = preview(&m);
+        assert!(p.starts_with("a b word word"));
+        assert_eq!(p.chars().count(), PREVIEW_CHARS + 1);
+        assert!(p.ends_with('…'));
+        let short = Message { text: "  just   this ".into(), ..Message::default() };
+        assert_eq!(preview(&short), "just this");
     }
 
     #[test]
