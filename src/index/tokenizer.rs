@@ -14,9 +14,6 @@
 //! Queries are split with [`query_words`], which does not emit parts: the whole word
 //! `nccl_max_nchannels` must match whole.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
 /// Longer words are noise (blobs, minified code) and would bloat the term dictionary.
@@ -31,25 +28,64 @@ pub struct CodeTokenizer {
     seen: SeenParts,
 }
 
-/// Parts already emitted: case-insensitive hash of the part → where it first occurred
-/// (to compare on a hash hit, so a collision never drops a part).
-type SeenParts = HashMap<u64, (usize, usize), BuildHasherDefault<PreHashed>>;
+/// Parts already emitted in the current text: an open-addressing set of
+/// case-insensitive hashes, each with where the part first occurred (compared on a hash
+/// hit, so a collision never drops a part). Emptied in O(1) by bumping a generation, as
+/// it is emptied for every message.
+#[derive(Clone, Default)]
+pub struct SeenParts {
+    /// (generation, hash, start, end); a slot is empty unless its generation is current.
+    slots: Vec<(u32, u64, u32, u32)>,
+    generation: u32,
+    len: usize,
+}
 
-/// The keys of [`SeenParts`] are hashes already.
-#[derive(Default)]
-pub struct PreHashed(u64);
-
-impl Hasher for PreHashed {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
+impl SeenParts {
+    fn clear(&mut self) {
+        self.len = 0;
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            // Wrapped around: old slots could look current.
+            self.slots.iter_mut().for_each(|s| s.0 = 0);
+            self.generation = 1;
         }
     }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
+
+    /// Record `text[s..e]`; true when no equal part (ignoring case) was recorded.
+    fn insert(&mut self, text: &str, s: usize, e: usize) -> bool {
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let part = &text.as_bytes()[s..e];
+        let hash = part_hash(part);
+        let mask = self.slots.len() - 1;
+        let mut i = hash as usize & mask;
+        loop {
+            let (generation, h, a, b) = self.slots[i];
+            if generation != self.generation {
+                self.slots[i] = (self.generation, hash, s as u32, e as u32);
+                self.len += 1;
+                return true;
+            }
+            if h == hash && text.as_bytes()[a as usize..b as usize].eq_ignore_ascii_case(part) {
+                return false;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let old = std::mem::take(&mut self.slots);
+        let generation = self.generation;
+        self.slots = vec![(0, 0, 0, 0); (old.len() * 2).max(64)];
+        let mask = self.slots.len() - 1;
+        for slot in old.into_iter().filter(|s| s.0 == generation) {
+            let mut i = slot.1 as usize & mask;
+            while self.slots[i].0 == generation {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = slot;
+        }
     }
 }
 
@@ -155,7 +191,8 @@ fn scan_word(text: &str, from: usize) -> Option<Scanned> {
             if class & WORD == 0 {
                 break;
             }
-            splits |= class & SPLITS != 0;
+            // An upper-case letter or `_` after the first byte: `The` or `_x` have no parts.
+            splits |= class & SPLITS != 0 && i > start;
             i += 1;
         } else {
             let Some(c) = text[i..].chars().next() else { break };
@@ -242,23 +279,6 @@ impl CodeTokenStream<'_> {
     }
 }
 
-/// Record the part `text[s..e]`; true when it was not seen before in this text.
-fn first_occurrence(seen: &mut SeenParts, text: &str, s: usize, e: usize) -> bool {
-    use std::collections::hash_map::Entry;
-    let part = &text.as_bytes()[s..e];
-    match seen.entry(part_hash(part)) {
-        Entry::Vacant(v) => {
-            v.insert((s, e));
-            true
-        }
-        // A hash collision with another part: emit it (and keep the first).
-        Entry::Occupied(o) => {
-            let (a, b) = *o.get();
-            !text.as_bytes()[a..b].eq_ignore_ascii_case(part)
-        }
-    }
-}
-
 impl TokenStream for CodeTokenStream<'_> {
     fn advance(&mut self) -> bool {
         if let Some((s, e)) = self.parts.pop() {
@@ -281,7 +301,7 @@ impl TokenStream for CodeTokenStream<'_> {
             if w.splits && w.ascii {
                 push_parts(&self.text[w.start..w.end], w.start, &mut self.parts);
                 let (text, seen) = (self.text, &mut *self.seen);
-                self.parts.retain(|&(s, e)| first_occurrence(seen, text, s, e));
+                self.parts.retain(|&(s, e)| seen.insert(text, s, e));
                 // Reverse so that `pop` emits them in order.
                 self.parts.reverse();
             }
@@ -489,6 +509,28 @@ mod tests {
                 ("server".into(), 3)
             ]
         );
+    }
+
+    #[test]
+    fn the_seen_set_grows_and_empties() {
+        let text: String = (0..5000).map(|i| format!("Part{i} ")).collect();
+        let spans: Vec<(usize, usize)> = {
+            let mut v = Vec::new();
+            let mut from = 0;
+            while let Some(w) = next_word(&text, from) {
+                v.push(w);
+                from = w.1;
+            }
+            v
+        };
+        let mut seen = SeenParts::default();
+        for round in 0..3 {
+            seen.clear();
+            assert!(spans.iter().all(|&(s, e)| seen.insert(&text, s, e)), "round {round}: all new");
+            assert!(spans.iter().all(|&(s, e)| !seen.insert(&text, s, e)), "round {round}: all seen");
+        }
+        let upper = text.to_uppercase();
+        assert!(!seen.insert(&upper, spans[7].0, spans[7].1), "case is ignored");
     }
 
     #[test]
