@@ -22,7 +22,7 @@ use tantivy::{IndexWriter, TantivyDocument, Term};
 
 use super::IndexDir;
 use super::schema::{self, Fields, KIND_MESSAGE, KIND_SESSION};
-use super::state::{self, FileState, State};
+use super::state::{self, FileState};
 use crate::detect::{self, Detector, Finding, Released, SessionStats, Stream};
 use crate::formats::{self, Checkpoint, Format, Input, Resume, Sink};
 use crate::model::{BadRecord, Message, SessionMeta};
@@ -162,7 +162,7 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
         .sum();
     let bar = progress_bar(opts.progress, total);
     let mut since_commit = 0u64;
-    let searcher = ix.index.reader().context("opening an index reader")?.searcher();
+    let searcher = ix.searcher()?;
 
     for (c, plan) in work {
         if c.size == 0 {
@@ -287,23 +287,15 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
             summary.messages
         ));
         if since_commit >= opts.commit_every {
-            commit(&mut writer, &state)?;
+            ix.commit(&mut writer, &state)?;
             since_commit = 0;
         }
     }
-    commit(&mut writer, &state)?;
+    ix.commit(&mut writer, &state)?;
     writer.wait_merging_threads().context("finishing index merges")?;
     bar.finish_and_clear();
     summary.elapsed = started.elapsed();
     Ok(summary)
-}
-
-fn commit(writer: &mut IndexWriter, state: &State) -> Result<()> {
-    let payload = serde_json::to_string(state)?;
-    let mut prepared = writer.prepare_commit().context("preparing the index commit")?;
-    prepared.set_payload(&payload);
-    prepared.commit().context("committing the index")?;
-    Ok(())
 }
 
 fn progress_bar(enabled: bool, total: u64) -> ProgressBar {
