@@ -32,6 +32,7 @@ pub fn run(cli: &Cli, args: &IndexArgs) -> Result<i32> {
     opts.explicit = explicit;
     opts.format = format_arg(&args.format)?;
     opts.progress = !args.quiet && std::io::stderr().is_terminal();
+    tune(&mut opts);
     let summary = writer::run(&ix, &opts)?;
     write_log(&ix, &summary);
     if !args.quiet {
@@ -53,6 +54,19 @@ pub fn run(cli: &Cli, args: &IndexArgs) -> Result<i32> {
         }
     }
     Ok(if summary.unreadable.is_empty() { 0 } else { 1 })
+}
+
+/// Threads, memory and commit interval: sized for the machine, with overrides for tests
+/// and benchmarks (see docs/performance.md): `DEBRIEF_INDEX_THREADS`, `DEBRIEF_INDEX_MB`
+/// (the writer's memory budget), `DEBRIEF_COMMIT_MB` (commit after this many bytes read).
+fn tune(opts: &mut Options) {
+    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<usize>().ok());
+    let threads = env("DEBRIEF_INDEX_THREADS").unwrap_or_else(writer::default_threads).max(1);
+    opts.threads = threads;
+    opts.memory_budget = env("DEBRIEF_INDEX_MB").map_or_else(|| writer::memory_budget(threads), |mb| mb << 20);
+    if let Some(mb) = env("DEBRIEF_COMMIT_MB") {
+        opts.commit_every = (mb.max(1) as u64) << 20;
+    }
 }
 
 fn write_log(ix: &IndexDir, s: &Summary) {

@@ -79,6 +79,19 @@ impl Options {
     }
 }
 
+/// Indexing threads for this machine: tantivy's indexing is most of the work and
+/// scales with cores; past four, parsing on the calling thread is the limit.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(4)
+}
+
+/// The writer's memory budget for `threads` indexing threads: each flushes a segment
+/// when its share is full, so larger shares mean fewer, larger segments (less work to
+/// write and merge) at the cost of memory.
+pub fn memory_budget(threads: usize) -> usize {
+    threads.max(1) * (96 << 20)
+}
+
 /// The outcome of a run, for the one-line summary and for tests.
 #[derive(Debug, Default)]
 pub struct Summary {
