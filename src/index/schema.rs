@@ -19,7 +19,9 @@ use super::tokenizer;
 /// older index would keep none for it), and the session stats count only assistant
 /// messages with text.
 /// 3: outputs are indexed as a terminal shows them (last `\r` redraw, giant lines
-/// trimmed).
+/// trimmed), their first 8 KB and last 4 KB, without harness reminders; call inputs by
+/// their string values; an identifier's parts once per message; the file state in
+/// `state/`.
 pub const SCHEMA_VERSION: u32 = 3;
 
 pub const KIND_MESSAGE: &str = "msg";

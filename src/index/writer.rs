@@ -29,8 +29,8 @@ use crate::model::{BadRecord, Message, SessionMeta};
 use crate::walk;
 
 /// Output bytes indexed per call: the head and the tail, where errors and verdicts are.
-pub const OUTPUT_HEAD: usize = 16 * 1024;
-pub const OUTPUT_TAIL: usize = 8 * 1024;
+pub const OUTPUT_HEAD: usize = 8 * 1024;
+pub const OUTPUT_TAIL: usize = 4 * 1024;
 /// Bytes indexed of one output line (head and tail): a 50 KB single-line JSON or
 /// base64 dump is noise to search and was the costliest text to index.
 pub const OUTPUT_LINE_HEAD: usize = 2048;
