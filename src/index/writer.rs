@@ -58,7 +58,9 @@ pub struct Options {
     pub format: Option<&'static dyn Format>,
     pub detectors: Vec<&'static dyn Detector>,
     pub progress: bool,
-    /// Commit after this many bytes read, so a long run keeps its progress.
+    /// Commit after this many bytes read, so a long run keeps its progress. Each commit
+    /// closes every thread's segment half full, and small segments are merged later:
+    /// every 2 GB (a dozen seconds of work) keeps a big first run to a few segments.
     pub commit_every: u64,
     pub threads: usize,
     pub memory_budget: usize,
@@ -72,7 +74,7 @@ impl Options {
             format: None,
             detectors: detect::registry().to_vec(),
             progress: std::io::stderr().is_terminal(),
-            commit_every: 512 << 20,
+            commit_every: 2 << 30,
             threads: 1,
             memory_budget: 96 << 20,
         }
