@@ -129,6 +129,8 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
     let mut summary = Summary::default();
     let found = walk::discover(&opts.roots, opts.explicit, &mut summary.unreadable);
     summary.files_seen = found.len();
+    // Every file found is there; only indexed files not found need a look on disk.
+    let found_paths: std::collections::HashSet<PathBuf> = found.iter().map(|c| c.path.clone()).collect();
 
     // Decide per file.
     let mut work: Vec<(walk::Candidate, Plan)> = Vec::new();
@@ -144,11 +146,10 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
         }
     }
     // Files that were indexed under these roots and are gone.
-    let seen: std::collections::HashSet<&Path> = work.iter().map(|(c, _)| c.path.as_path()).collect();
     let gone: Vec<PathBuf> = state
         .files
         .keys()
-        .filter(|p| opts.roots.iter().any(|r| p.starts_with(r)) && !seen.contains(p.as_path()) && !p.exists())
+        .filter(|p| opts.roots.iter().any(|r| p.starts_with(r)) && !found_paths.contains(*p) && !p.exists())
         .cloned()
         .collect();
 
