@@ -11,6 +11,9 @@ pub mod model;
 pub mod redact;
 pub mod report;
 pub mod shell;
+/// Synthetic archives for the benchmark harness (`examples/debrief-gen.rs`).
+#[doc(hidden)]
+pub mod synth;
 pub mod walk;
 
 use cli::{Cli, Command};

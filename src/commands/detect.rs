@@ -4,55 +4,83 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use serde_json::json;
 
-use super::{Redaction, Style, display_path, format_arg, load};
+use super::{Redaction, Style, display_path, format_arg, report_bad};
 use crate::cli::{Cli, DetectArgs};
 use crate::detect::prose::thousands;
-use crate::detect::{self, Finding};
-use crate::model::Session;
+use crate::detect::{self, Detector, Finding, Released, SessionStats, Stream};
+use crate::formats::{self, Format, Input, Sink};
+use crate::model::{BadRecord, Message, Role, SessionMeta};
+use crate::walk;
 
 pub fn run(_cli: &Cli, args: &DetectArgs) -> Result<i32> {
     let detectors = detect::selection(&args.select, &args.ignore)?;
     let redaction = Redaction::from_args(&args.redact)?;
-    let files = load(&args.paths, format_arg(&args.format)?)?;
+    let format = format_arg(&args.format)?;
+    let mut problems = Vec::new();
+    let found = walk::discover(&args.paths, true, &mut problems);
+    let mut unreadable = 0usize;
+    for (p, why) in &problems {
+        eprintln!("debrief: {}: {why}", p.display());
+        unreadable += 1;
+    }
+    // Files are read in parallel and streamed through the detectors (a session is never
+    // held whole); what each yields is reported in path order, as one reader would.
+    let results = scan_files(&found, format, &detectors);
+    let mut sessions: Vec<SessionFindings> = Vec::new();
+    let mut read = 0usize;
+    for (c, result) in found.iter().zip(results) {
+        match result {
+            Scan::Read { sessions: s, bad } => {
+                report_bad(&c.path, &bad);
+                read += 1;
+                sessions.extend(s);
+            }
+            Scan::Unknown => {
+                if c.explicit {
+                    eprintln!("debrief: {}: not a transcript format debrief knows (try --format)", c.path.display());
+                    unreadable += 1;
+                }
+            }
+            Scan::Failed(e) => {
+                eprintln!("debrief: {e}");
+                unreadable += 1;
+            }
+        }
+    }
+    if read == 0 && unreadable > 0 {
+        bail!("no transcript could be read");
+    }
     let out = std::io::stdout();
     let mut out = out.lock();
     let style = Style::stdout();
-    let mut total = 0usize;
     // Sorted by source, then key idx (the contract's order).
-    let mut files = files;
-    files.sort_by(|a, b| {
-        let pa = a.sessions.first().map(|s| s.meta.source.clone());
-        let pb = b.sessions.first().map(|s| s.meta.source.clone());
-        pa.cmp(&pb)
-    });
+    sessions.sort_by(|a, b| a.meta.source.cmp(&b.meta.source));
     if args.stats {
         let mut stats = Stats::default();
-        for file in &files {
-            for s in &file.sessions {
-                stats.add(s, &detect::detect_session(&detectors, &s.messages));
-            }
+        for s in &sessions {
+            stats.add(s);
         }
         print_stats(&mut out, &stats, &detectors, args, style)?;
         return Ok(0);
     }
-    for file in &files {
-        for s in &file.sessions {
-            // Detect on the transcript as written; redact what is printed of it.
-            let mut findings = detect::detect_session(&detectors, &s.messages);
-            if let Some(r) = redaction.for_meta(&s.meta)? {
-                findings.iter_mut().for_each(|f| r.redact_finding(f));
-            }
-            total += findings.len();
-            for f in &findings {
-                if args.json {
-                    writeln!(out, "{}", finding_json(s, f))?;
-                } else {
-                    print_finding(&mut out, s, f, style)?;
-                }
+    let mut total = 0usize;
+    for s in &mut sessions {
+        // Detected on the transcript as written; what is printed of it is redacted.
+        if let Some(r) = redaction.for_meta(&s.meta)? {
+            s.findings.iter_mut().for_each(|f| r.redact_finding(f));
+        }
+        total += s.findings.len();
+        for f in &s.findings {
+            if args.json {
+                writeln!(out, "{}", finding_json(s, f))?;
+            } else {
+                print_finding(&mut out, s, f, style)?;
             }
         }
     }
@@ -62,14 +90,158 @@ pub fn run(_cli: &Cli, args: &DetectArgs) -> Result<i32> {
     Ok(0)
 }
 
+/// What detect keeps of a session: its findings, and where each message is (the
+/// findings cite them by line).
+pub struct SessionFindings {
+    pub meta: SessionMeta,
+    pub findings: Vec<Finding>,
+    /// Messages of the session.
+    pub messages: usize,
+    /// By idx - 1: first line, last line, role.
+    places: Vec<(Option<u32>, Option<u32>, Role)>,
+}
+
+impl SessionFindings {
+    fn place(&self, idx: u32) -> Option<&(Option<u32>, Option<u32>, Role)> {
+        self.places.get((idx as usize).checked_sub(1)?)
+    }
+}
+
+/// The outcome of reading one file.
+enum Scan {
+    Read {
+        sessions: Vec<SessionFindings>,
+        bad: Vec<BadRecord>,
+    },
+    /// No format claims it.
+    Unknown,
+    Failed(String),
+}
+
+/// Read `files` on as many threads as there are cores; results in the order of `files`.
+fn scan_files(
+    files: &[walk::Candidate],
+    format: Option<&'static dyn Format>,
+    detectors: &[&'static dyn Detector],
+) -> Vec<Scan> {
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len()).max(1);
+    let mut done: Vec<(usize, Scan)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(c) = files.get(i) else { break };
+                        mine.push((i, scan_file(&c.path, format, detectors)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, s)| s).collect()
+}
+
+fn scan_file(path: &Path, format: Option<&'static dyn Format>, detectors: &[&'static dyn Detector]) -> Scan {
+    let format = match format {
+        Some(f) => f,
+        None => match formats::read_head(path).map(|h| formats::detect(path, &h)) {
+            Ok(Some(f)) => f,
+            Ok(None) => return Scan::Unknown,
+            Err(e) => return Scan::Failed(format!("{e:#}")),
+        },
+    };
+    let mut sink = DetectSink { detectors, sessions: Vec::new(), bad: Vec::new() };
+    let parsed = Input::open(path, None).and_then(|mut input| {
+        let metas = format.parse(&mut input, &mut sink)?;
+        sink.bad.extend(input.take_too_long());
+        Ok(metas)
+    });
+    let metas = match parsed {
+        Ok(m) => m,
+        Err(e) => return Scan::Failed(format!("{e:#}")),
+    };
+    let mut bad = std::mem::take(&mut sink.bad);
+    bad.sort_by_key(|b| b.line);
+    let mut runs = std::mem::take(&mut sink.sessions);
+    let sessions = metas
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut meta)| {
+            meta.complete_provenance();
+            let mut run = runs.get_mut(i).and_then(Option::take).unwrap_or_else(|| SessionRun::new(detectors));
+            let mut released = Released::default();
+            run.stream.finish(&mut released);
+            run.findings.extend(released.findings);
+            meta.messages = run.places.len() as u32;
+            SessionFindings { meta, findings: run.findings, messages: run.places.len(), places: run.places }
+        })
+        .collect();
+    Scan::Read { sessions, bad }
+}
+
+struct SessionRun {
+    stream: Stream,
+    findings: Vec<Finding>,
+    places: Vec<(Option<u32>, Option<u32>, Role)>,
+}
+
+impl SessionRun {
+    fn new(detectors: &[&'static dyn Detector]) -> SessionRun {
+        SessionRun {
+            stream: Stream::new(detectors.to_vec(), SessionStats::default(), 0),
+            findings: Vec::new(),
+            places: Vec::new(),
+        }
+    }
+}
+
+/// Feeds each session's messages to its detector stream as the parser hands them out.
+struct DetectSink<'d> {
+    detectors: &'d [&'static dyn Detector],
+    sessions: Vec<Option<SessionRun>>,
+    bad: Vec<BadRecord>,
+}
+
+impl Sink for DetectSink<'_> {
+    fn message(&mut self, session: usize, msg: Message) -> Result<()> {
+        if self.sessions.len() <= session {
+            self.sessions.resize_with(session + 1, || None);
+        }
+        let detectors = self.detectors;
+        let run = self.sessions[session].get_or_insert_with(|| SessionRun::new(detectors));
+        let i = msg.idx as usize;
+        if run.places.len() < i {
+            run.places.resize(i, (None, None, Role::default()));
+        }
+        if let Some(p) = i.checked_sub(1).and_then(|p| run.places.get_mut(p)) {
+            *p = (msg.line, msg.end_line, msg.role);
+        }
+        let mut released = Released::default();
+        run.stream.push(msg, &mut released);
+        run.findings.extend(released.findings);
+        Ok(())
+    }
+
+    fn bad(&mut self, bad: BadRecord) {
+        self.bad.push(bad);
+    }
+
+    fn unknown(&mut self, _kind: &str) {}
+}
+
 /// The contract's JSON shape for one finding.
-pub fn finding_json(s: &Session, f: &Finding) -> serde_json::Value {
-    let key_line = s.message(f.key).and_then(|m| m.line);
+pub fn finding_json(s: &SessionFindings, f: &Finding) -> serde_json::Value {
+    let key_line = s.place(f.key).and_then(|p| p.0);
     let evidence: Vec<serde_json::Value> = f
         .evidence
         .iter()
-        .filter_map(|i| s.message(*i))
-        .map(|m| json!({"idx": m.idx, "line": m.line, "end_line": m.end_line, "role": m.role.as_str()}))
+        .filter_map(|i| s.place(*i).map(|p| (*i, p)))
+        .map(|(idx, (line, end_line, role))| json!({"idx": idx, "line": line, "end_line": end_line, "role": role.as_str()}))
         .collect();
     json!({
         "detector": f.detector,
@@ -81,9 +253,9 @@ pub fn finding_json(s: &Session, f: &Finding) -> serde_json::Value {
     })
 }
 
-fn print_finding(out: &mut impl Write, s: &Session, f: &Finding, style: Style) -> Result<()> {
+fn print_finding(out: &mut impl Write, s: &SessionFindings, f: &Finding, style: Style) -> Result<()> {
     let cites: Vec<String> = f.evidence.iter().map(|i| format!("[msg {i}]")).collect();
-    let line = s.message(f.key).and_then(|m| m.line).map(|l| format!(":{l}")).unwrap_or_default();
+    let line = s.place(f.key).and_then(|p| p.0).map(|l| format!(":{l}")).unwrap_or_default();
     writeln!(out, "{} {} {}", style.yellow(&f.detector), style.bold(&format!("[msg {}]", f.key)), f.summary)?;
     writeln!(
         out,
@@ -103,19 +275,19 @@ fn print_finding(out: &mut impl Write, s: &Session, f: &Finding, style: Style) -
 #[derive(Default)]
 struct Stats {
     /// detector → (findings, sessions with one, files with one)
-    per_detector: BTreeMap<String, (usize, BTreeSet<String>, BTreeSet<std::path::PathBuf>)>,
+    per_detector: BTreeMap<String, (usize, BTreeSet<String>, BTreeSet<PathBuf>)>,
     /// file → detector → findings
-    per_file: BTreeMap<std::path::PathBuf, BTreeMap<String, usize>>,
+    per_file: BTreeMap<PathBuf, BTreeMap<String, usize>>,
     sessions: usize,
     messages: usize,
 }
 
 impl Stats {
-    fn add(&mut self, s: &Session, findings: &[Finding]) {
+    fn add(&mut self, s: &SessionFindings) {
         self.sessions += 1;
-        self.messages += s.messages.len();
+        self.messages += s.messages;
         let file = self.per_file.entry(s.meta.source.clone()).or_default();
-        for f in findings {
+        for f in &s.findings {
             let e = self.per_detector.entry(f.detector.clone()).or_default();
             e.0 += 1;
             e.1.insert(format!("{}\u{1f}{}", s.meta.source.display(), s.meta.id));

@@ -35,11 +35,7 @@ pub fn run(cli: &Cli, args: &IndexArgs) -> Result<i32> {
     opts.explicit = explicit;
     opts.format = format_arg(&args.format)?;
     opts.progress = !args.quiet && std::io::stderr().is_terminal();
-    // Hidden, for the crash tests (docs/reliability.md): commit after this many bytes,
-    // so that a small corpus makes many commits to be interrupted between.
-    if let Some(n) = std::env::var("DEBRIEF_COMMIT_EVERY").ok().and_then(|v| v.parse().ok()) {
-        opts.commit_every = n;
-    }
+    tune(&mut opts);
     let summary = writer::run(&ix, &opts)?;
     write_log(&ix, &summary);
     if !args.quiet {
@@ -62,6 +58,21 @@ pub fn run(cli: &Cli, args: &IndexArgs) -> Result<i32> {
         }
     }
     Ok(if summary.unreadable.is_empty() { 0 } else { 1 })
+}
+
+/// Threads, memory and commit interval: sized for the machine, with overrides for tests
+/// and benchmarks (see docs/performance.md): `DEBRIEF_INDEX_THREADS`, `DEBRIEF_INDEX_MB`
+/// (the writer's memory budget), `DEBRIEF_COMMIT_EVERY` (commit after this many bytes read).
+fn tune(opts: &mut Options) {
+    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<usize>().ok());
+    let threads = env("DEBRIEF_INDEX_THREADS").unwrap_or_else(writer::default_threads).max(1);
+    opts.threads = threads;
+    opts.memory_budget = env("DEBRIEF_INDEX_MB").map_or_else(|| writer::memory_budget(threads), |mb| mb << 20);
+    // Also for the crash tests (docs/reliability.md): a small corpus that commits every
+    // few KB makes many commits to be interrupted between.
+    if let Some(bytes) = env("DEBRIEF_COMMIT_EVERY") {
+        opts.commit_every = bytes.max(1) as u64;
+    }
 }
 
 fn write_log(ix: &IndexDir, s: &Summary) {

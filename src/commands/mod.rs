@@ -19,7 +19,7 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use crate::cli::{FilterArgs, RedactArgs};
 use crate::formats::{self, Format, ParsedFile};
 use crate::index::search::Filters;
-use crate::model::{Role, Session, SessionMeta};
+use crate::model::{BadRecord, Role, Session, SessionMeta};
 use crate::redact::{self, Redactor};
 use crate::walk;
 
@@ -173,7 +173,7 @@ pub fn load(paths: &[PathBuf], format: Option<&'static dyn Format>) -> Result<Ve
         };
         match formats::parse_file(&c.path, Some(fmt)) {
             Ok(parsed) => {
-                report_bad(&c.path, &parsed);
+                report_bad(&c.path, &parsed.bad);
                 files.push(parsed);
             }
             Err(e) => {
@@ -188,8 +188,9 @@ pub fn load(paths: &[PathBuf], format: Option<&'static dyn Format>) -> Result<Ve
     Ok(files)
 }
 
-fn report_bad(path: &Path, parsed: &ParsedFile) {
-    for b in &parsed.bad {
+/// Print a file's bad records, one line each, redacted (a reason may quote the record).
+pub fn report_bad(path: &Path, bad: &[BadRecord]) {
+    for b in bad {
         match b.line {
             Some(l) => eprintln!("debrief: {}:{l}: {}", path.display(), redact::redact(&b.reason)),
             None => eprintln!("debrief: {}: {}", path.display(), redact::redact(&b.reason)),

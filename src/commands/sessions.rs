@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde_json::json;
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
@@ -86,8 +86,7 @@ pub fn detector_counts(r: &SessionRecord) -> BTreeMap<String, usize> {
 
 /// Session records matching the session-level filters, newest first.
 pub fn list(ix: &IndexDir, filters: &crate::index::search::Filters, limit: usize) -> Result<Vec<SessionRecord>> {
-    let reader = ix.index.reader().context("opening an index reader")?;
-    let searcher = reader.searcher();
+    let searcher = ix.searcher()?;
     let fl = ix.fields;
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(
         Occur::Must,

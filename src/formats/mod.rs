@@ -164,8 +164,14 @@ pub struct Input {
 impl Input {
     /// Open a file, positioned at the resume checkpoint when one is given.
     pub fn open(path: &Path, resume: Option<Resume>) -> Result<Input> {
+        Input::open_buffered(path, resume, 256 * 1024)
+    }
+
+    /// [`Input::open`] with a read buffer of `capacity` bytes: small for reading one
+    /// message back (a search reads twenty of them), large for reading files through.
+    pub fn open_buffered(path: &Path, resume: Option<Resume>, capacity: usize) -> Result<Input> {
         let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-        let mut reader = BufReader::with_capacity(256 * 1024, file);
+        let mut reader = BufReader::with_capacity(capacity, file);
         let (offset, line) = match &resume {
             Some(r) => {
                 reader
@@ -683,7 +689,7 @@ pub fn read_message(
         checkpoint: Checkpoint { offset, line, session: 0, next_idx: idx, state: serde_json::Value::Null },
         session: SessionMeta::default(),
     };
-    let mut input = Input::open(path, Some(resume))?;
+    let mut input = Input::open_buffered(path, Some(resume), 16 * 1024)?;
     input.stop_after_line(end_line);
     let mut sink = Collect::default();
     format.parse(&mut input, &mut sink)?;

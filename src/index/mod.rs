@@ -3,9 +3,13 @@
 //!
 //! Layout of the index folder:
 //! - `debrief.json` — `{"schema": N}`; another N means "rebuild".
-//! - `tantivy/` — the tantivy index. Every commit carries, as its payload, the
-//!   [`state::State`] of the files it covers, so the documents and the record of what
-//!   was read are committed together: an interrupted run leaves the last commit whole.
+//! - `tantivy/` — the tantivy index. Every commit carries, as its payload, the name of
+//!   the [`state::State`] file of the files it covers, so the documents and the record of
+//!   what was read are committed together: an interrupted run leaves the last commit whole.
+//! - `state/<opstamp>.json` — that file state, written (and synced) under a new name
+//!   before the commit that names it; older ones are removed after. It is kept out of
+//!   tantivy's `meta.json` because every search parses that file, and the state of ten
+//!   thousand sessions is megabytes.
 //! - `debrief.lock` — held (advisory lock) by the running `index`; holds its pid.
 //! - `last-run.log` — every bad record of the last run, `path:line: reason`.
 
@@ -60,7 +64,7 @@ pub struct IndexDir {
 }
 
 fn register_tokenizers(index: &Index) {
-    index.tokenizers().register(tokenizer::NAME, tokenizer::CodeTokenizer);
+    index.tokenizers().register(tokenizer::NAME, tokenizer::CodeTokenizer::default());
 }
 
 fn check_version(dir: &Path) -> Result<bool> {
@@ -118,15 +122,77 @@ impl IndexDir {
         Ok(IndexDir { dir: dir.to_path_buf(), index, fields, _lock: Some(lock) })
     }
 
+    /// A searcher over the last commit. The reader is not kept up to date (no watcher
+    /// thread): every command reads one commit.
+    pub fn searcher(&self) -> Result<tantivy::Searcher> {
+        let reader: tantivy::IndexReader = self
+            .index
+            .reader_builder()
+            .reload_policy(tantivy::ReloadPolicy::Manual)
+            .try_into()
+            .context("opening an index reader")?;
+        Ok(reader.searcher())
+    }
+
     /// The file state committed with the last commit.
     pub fn load_state(&self) -> Result<state::State> {
         let metas = self.index.load_metas().context("reading index metadata")?;
-        match metas.payload {
-            Some(p) if !p.is_empty() => {
-                serde_json::from_str(&p).context("index state is unreadable: run `debrief index --rebuild`")
-            }
-            _ => Ok(state::State::default()),
+        let Some(payload) = metas.payload.filter(|p| !p.is_empty()) else {
+            return Ok(state::State::default());
+        };
+        let unreadable = || format!("index state {payload} is unreadable: run `debrief index --rebuild`");
+        let r: StateRef = serde_json::from_str(&payload).with_context(unreadable)?;
+        let bytes = fs::read(self.dir.join(STATE_DIR).join(&r.file)).with_context(unreadable)?;
+        if bytes.len() as u64 != r.len {
+            anyhow::bail!("{}", unreadable());
         }
+        serde_json::from_slice(&bytes).with_context(unreadable)
+    }
+
+    /// Commit what `writer` holds together with `state`: the state goes to a new file,
+    /// synced, and the commit names it, so a crash at any point leaves the last commit
+    /// and its state file as they were.
+    pub fn commit(&self, writer: &mut tantivy::IndexWriter, state: &state::State) -> Result<()> {
+        let bytes = serde_json::to_vec(state)?;
+        let mut prepared = writer.prepare_commit().context("preparing the index commit")?;
+        let file = format!("{:020}.json", prepared.opstamp());
+        let dir = self.dir.join(STATE_DIR);
+        fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        write_atomic(&dir.join(&file), &bytes)?;
+        prepared.set_payload(&serde_json::to_string(&StateRef { file: file.clone(), len: bytes.len() as u64 })?);
+        crash_point("commit");
+        prepared.commit().context("committing the index")?;
+        crash_point("committed");
+        remove_old_states(&dir, &file);
+        Ok(())
+    }
+}
+
+/// Folder of the state files, in the index folder.
+const STATE_DIR: &str = "state";
+
+/// What a commit's payload says: which state file is its own.
+#[derive(Serialize, Deserialize)]
+struct StateRef {
+    file: String,
+    len: u64,
+}
+
+/// Remove state files older than `current` except the one before it (a reader that
+/// loaded the previous commit may still be about to read its state).
+fn remove_old_states(dir: &Path, current: &str) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    let mut names: Vec<String> =
+        entries.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| n.as_str() != current).collect();
+    names.sort();
+    // Names are zero-padded opstamps: sorted oldest first. Keep the newest older one,
+    // and anything newer than `current` (cannot be: it would be a commit not made).
+    let older: Vec<&String> = names.iter().filter(|n| n.as_str() < current).collect();
+    for name in older.iter().rev().skip(1) {
+        let _ = fs::remove_file(dir.join(name));
+    }
+    for name in names.iter().filter(|n| n.as_str() > current) {
+        let _ = fs::remove_file(dir.join(name));
     }
 }
 
@@ -161,7 +227,7 @@ fn take_lock(dir: &Path, wait: bool) -> Result<File> {
 }
 
 fn remove_index_files(dir: &Path) -> Result<()> {
-    for name in ["tantivy", "debrief.json", "last-run.log"] {
+    for name in ["tantivy", STATE_DIR, "debrief.json", "last-run.log"] {
         let p = dir.join(name);
         let res = if p.is_dir() { fs::remove_dir_all(&p) } else { fs::remove_file(&p) };
         match res {

@@ -18,7 +18,11 @@ use super::tokenizer;
 /// 2: the first detectors store findings (an unchanged file is never re-read, so an
 /// older index would keep none for it), and the session stats count only assistant
 /// messages with text.
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3: outputs are indexed as a terminal shows them (last `\r` redraw, giant lines
+/// trimmed), their first 8 KB and last 4 KB, without harness reminders; call inputs by
+/// their string values; an identifier's parts once per message; the file state in
+/// `state/`.
+pub const SCHEMA_VERSION: u32 = 3;
 
 pub const KIND_MESSAGE: &str = "msg";
 pub const KIND_SESSION: &str = "session";

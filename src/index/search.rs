@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::ops::Bound;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use chrono::{DateTime, Utc};
 use tantivy::collector::TopDocs;
 use tantivy::query::{
@@ -183,15 +183,47 @@ fn session_keys(searcher: &Searcher, f: &Fields, filters: &Filters) -> Result<Op
         clauses.push((Occur::Must, Box::new(re)));
     }
     let q = BooleanQuery::new(clauses);
-    let addrs = searcher.search(&q, &tantivy::collector::DocSetCollector)?;
-    let mut keys = Vec::with_capacity(addrs.len());
-    for addr in addrs {
-        let doc: TantivyDocument = searcher.doc(addr)?;
-        if let Some(k) = doc.get_first(f.skey).and_then(|v| v.as_u64()) {
-            keys.push(k);
-        }
-    }
+    // Read the keys from the fast field: loading every matching session's stored
+    // document took milliseconds on archives of a few hundred sessions.
+    let keys = searcher.search(&q, &SessionKeys)?;
     Ok(Some(keys))
+}
+
+/// Collects the `skey` fast-field value of every matching document.
+struct SessionKeys;
+
+impl tantivy::collector::Collector for SessionKeys {
+    type Fruit = Vec<u64>;
+    type Child = SessionKeysOfSegment;
+
+    fn for_segment(&self, _ord: u32, segment: &tantivy::SegmentReader) -> tantivy::Result<SessionKeysOfSegment> {
+        Ok(SessionKeysOfSegment { column: segment.fast_fields().u64("skey")?, keys: Vec::new() })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        false
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Vec<u64>>) -> tantivy::Result<Vec<u64>> {
+        Ok(fruits.concat())
+    }
+}
+
+struct SessionKeysOfSegment {
+    column: tantivy::columnar::Column<u64>,
+    keys: Vec<u64>,
+}
+
+impl tantivy::collector::SegmentCollector for SessionKeysOfSegment {
+    type Fruit = Vec<u64>;
+
+    fn collect(&mut self, doc: tantivy::DocId, _score: tantivy::Score) {
+        self.keys.extend(self.column.first(doc));
+    }
+
+    fn harvest(self) -> Vec<u64> {
+        self.keys
+    }
 }
 
 /// Build the whole query for messages.
@@ -201,7 +233,12 @@ pub fn build_query(
     query: &ParsedQuery,
     filters: &Filters,
 ) -> Result<Option<Box<dyn Query>>> {
-    let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, term(f.kind, KIND_MESSAGE))];
+    // Only message documents have text, so a text clause already selects messages; the
+    // `kind` clause would make every search intersect with all messages.
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    if query.must.is_empty() {
+        clauses.push((Occur::Must, term(f.kind, KIND_MESSAGE)));
+    }
     for words in &query.must {
         clauses.push((Occur::Must, clause_query(f, words)));
     }
@@ -246,6 +283,13 @@ pub fn build_query(
         clauses.push((Occur::Must, Box::new(RangeQuery::new(lo, hi))));
     }
     if clauses.len() == 1 {
+        // One word alone: as a bare term query, tantivy skips whole blocks of postings
+        // that cannot reach the top hits (block-max WAND) instead of scoring every match.
+        if !query.must.is_empty()
+            && let Some((_, q)) = clauses.pop()
+        {
+            return Ok(Some(q));
+        }
         clauses.push((Occur::Must, Box::new(AllQuery)));
     }
     Ok(Some(Box::new(BooleanQuery::new(clauses))))
@@ -299,8 +343,7 @@ pub fn search(
     limit: usize,
     redact: Option<&[String]>,
 ) -> Result<Vec<Hit>> {
-    let reader = ix.index.reader().context("opening an index reader")?;
-    let searcher = reader.searcher();
+    let searcher = ix.searcher()?;
     let f = ix.fields;
     let parsed = parse_query(query);
     let Some(q) = build_query(&searcher, &f, &parsed, filters)? else { return Ok(Vec::new()) };

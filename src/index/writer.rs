@@ -22,15 +22,19 @@ use tantivy::{IndexWriter, TantivyDocument, Term};
 
 use super::IndexDir;
 use super::schema::{self, Fields, KIND_MESSAGE, KIND_SESSION};
-use super::state::{self, FileState, State};
+use super::state::{self, FileState};
 use crate::detect::{self, Detector, Finding, Released, SessionStats, Stream};
 use crate::formats::{self, Checkpoint, Format, Input, Resume, Sink};
 use crate::model::{BadRecord, Message, SessionMeta};
 use crate::walk;
 
 /// Output bytes indexed per call: the head and the tail, where errors and verdicts are.
-pub const OUTPUT_HEAD: usize = 16 * 1024;
-pub const OUTPUT_TAIL: usize = 8 * 1024;
+pub const OUTPUT_HEAD: usize = 8 * 1024;
+pub const OUTPUT_TAIL: usize = 4 * 1024;
+/// Bytes indexed of one output line (head and tail): a 50 KB single-line JSON or
+/// base64 dump is noise to search and was the costliest text to index.
+pub const OUTPUT_LINE_HEAD: usize = 2048;
+pub const OUTPUT_LINE_TAIL: usize = 1024;
 /// Message text indexed per message (head and tail).
 pub const TEXT_HEAD: usize = 64 * 1024;
 pub const TEXT_TAIL: usize = 16 * 1024;
@@ -54,7 +58,9 @@ pub struct Options {
     pub format: Option<&'static dyn Format>,
     pub detectors: Vec<&'static dyn Detector>,
     pub progress: bool,
-    /// Commit after this many bytes read, so a long run keeps its progress.
+    /// Commit after this many bytes read, so a long run keeps its progress. Each commit
+    /// closes every thread's segment half full, and small segments are merged later:
+    /// every 2 GB (a dozen seconds of work) keeps a big first run to a few segments.
     pub commit_every: u64,
     pub threads: usize,
     pub memory_budget: usize,
@@ -68,11 +74,24 @@ impl Options {
             format: None,
             detectors: detect::registry().to_vec(),
             progress: std::io::stderr().is_terminal(),
-            commit_every: 512 << 20,
+            commit_every: 2 << 30,
             threads: 1,
             memory_budget: 96 << 20,
         }
     }
+}
+
+/// Indexing threads for this machine: tantivy's indexing is most of the work and
+/// scales with cores; past four, parsing on the calling thread is the limit.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(4)
+}
+
+/// The writer's memory budget for `threads` indexing threads: each flushes a segment
+/// when its share is full, so larger shares mean fewer, larger segments (less work to
+/// write and merge) at the cost of memory.
+pub fn memory_budget(threads: usize) -> usize {
+    threads.max(1) * (96 << 20)
 }
 
 /// The outcome of a run, for the one-line summary and for tests.
@@ -115,6 +134,8 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
     if let Some(p) = std::env::var_os("DEBRIEF_TEST_REMOVE_AFTER_LISTING") {
         let _ = std::fs::remove_file(p);
     }
+    // Every file found is there; only indexed files not found need a look on disk.
+    let found_paths: std::collections::HashSet<PathBuf> = found.iter().map(|c| c.path.clone()).collect();
 
     // Decide per file.
     let mut work: Vec<(walk::Candidate, Plan)> = Vec::new();
@@ -130,11 +151,10 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
         }
     }
     // Files that were indexed under these roots and are gone.
-    let seen: std::collections::HashSet<&Path> = work.iter().map(|(c, _)| c.path.as_path()).collect();
     let gone: Vec<PathBuf> = state
         .files
         .keys()
-        .filter(|p| opts.roots.iter().any(|r| p.starts_with(r)) && !seen.contains(p.as_path()) && !p.exists())
+        .filter(|p| opts.roots.iter().any(|r| p.starts_with(r)) && !found_paths.contains(*p) && !p.exists())
         .cloned()
         .collect();
 
@@ -168,7 +188,7 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
         .sum();
     let bar = progress_bar(opts.progress, total);
     let mut since_commit = 0u64;
-    let searcher = ix.index.reader().context("opening an index reader")?.searcher();
+    let searcher = ix.searcher()?;
 
     for (c, plan) in work {
         if c.size == 0 {
@@ -293,25 +313,15 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
             summary.messages
         ));
         if since_commit >= opts.commit_every {
-            commit(&mut writer, &state)?;
+            ix.commit(&mut writer, &state)?;
             since_commit = 0;
         }
     }
-    commit(&mut writer, &state)?;
+    ix.commit(&mut writer, &state)?;
     writer.wait_merging_threads().context("finishing index merges")?;
     bar.finish_and_clear();
     summary.elapsed = started.elapsed();
     Ok(summary)
-}
-
-fn commit(writer: &mut IndexWriter, state: &State) -> Result<()> {
-    let payload = serde_json::to_string(state)?;
-    let mut prepared = writer.prepare_commit().context("preparing the index commit")?;
-    prepared.set_payload(&payload);
-    super::crash_point("commit");
-    prepared.commit().context("committing the index")?;
-    super::crash_point("committed");
-    Ok(())
 }
 
 fn progress_bar(enabled: bool, total: u64) -> ProgressBar {
@@ -750,20 +760,135 @@ pub fn index_text(m: &Message, out: &mut String) {
         out.push_str(&c.name);
         out.push('\n');
         match &c.command {
-            Some(cmd) => out.push_str(head_tail(cmd, 8192, 0).0),
+            Some(cmd) => out.push_str(head_tail(cmd, INPUT_BYTES, 0).0),
             None => {
-                if !c.input.is_null() {
-                    let s = c.input.to_string();
-                    out.push_str(head_tail(&s, 8192, 0).0);
-                }
+                push_input_strings(out, &c.input, INPUT_BYTES);
             }
         }
         if let Some(r) = &c.result {
             out.push('\n');
-            let (h, t) = head_tail(&r.output, OUTPUT_HEAD, OUTPUT_TAIL);
+            let output = without_reminders(&r.output);
+            let (h, t) = head_tail(&output, OUTPUT_HEAD, OUTPUT_TAIL);
+            push_as_displayed(out, h);
+            out.push('\n');
+            push_as_displayed(out, t);
+        }
+    }
+}
+
+/// An output without the `<system-reminder>` blocks the harness appends to it (Claude
+/// Code adds the same paragraph to every file read): they are not what the tool printed,
+/// and would make every such message match their words.
+pub fn without_reminders(s: &str) -> std::borrow::Cow<'_, str> {
+    const OPEN: &str = "<system-reminder>";
+    const CLOSE: &str = "</system-reminder>";
+    let Some(first) = memchr::memmem::find(s.as_bytes(), OPEN.as_bytes()) else {
+        return std::borrow::Cow::Borrowed(s);
+    };
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    let mut at = first;
+    loop {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + OPEN.len()..];
+        match memchr::memmem::find(after.as_bytes(), CLOSE.as_bytes()) {
+            Some(end) => rest = &after[end + CLOSE.len()..],
+            // Unclosed: keep it, it is not the harness's block.
+            None => {
+                out.push_str(&rest[at..]);
+                return std::borrow::Cow::Owned(out);
+            }
+        }
+        match memchr::memmem::find(rest.as_bytes(), OPEN.as_bytes()) {
+            Some(next) => at = next,
+            None => {
+                out.push_str(rest);
+                return std::borrow::Cow::Owned(out);
+            }
+        }
+    }
+}
+
+/// Bytes of a call's input indexed (its command line, or its string values).
+pub const INPUT_BYTES: usize = 8192;
+
+/// Append the string values of a call's input (file paths, patterns, the text of an
+/// edit), each on its own line, up to `budget` bytes. Its JSON form would glue words to
+/// escapes (`\nreturn`) and index the key names of every call.
+fn push_input_strings(out: &mut String, v: &serde_json::Value, budget: usize) -> usize {
+    match v {
+        serde_json::Value::String(s) => {
+            let piece = head_tail(s, budget, 0).0;
+            out.push_str(piece);
+            out.push('\n');
+            budget.saturating_sub(piece.len() + 1)
+        }
+        serde_json::Value::Array(items) => {
+            let mut left = budget;
+            for item in items {
+                if left == 0 {
+                    break;
+                }
+                left = push_input_strings(out, item, left);
+            }
+            left
+        }
+        serde_json::Value::Object(map) => {
+            let mut left = budget;
+            for item in map.values() {
+                if left == 0 {
+                    break;
+                }
+                left = push_input_strings(out, item, left);
+            }
+            left
+        }
+        serde_json::Value::Number(n) => {
+            let before = out.len();
+            out.push_str(&n.to_string());
+            out.push('\n');
+            budget.saturating_sub(out.len() - before)
+        }
+        serde_json::Value::Bool(_) | serde_json::Value::Null => budget,
+    }
+}
+
+/// Append output text the way a terminal leaves it: of a line redrawn with `\r`
+/// (progress bars), only the last drawing; of an over-long line, its head and tail.
+pub fn push_as_displayed(out: &mut String, s: &str) {
+    let long = OUTPUT_LINE_HEAD + OUTPUT_LINE_TAIL;
+    let needs_work = memchr::memchr(b'\r', s.as_bytes()).is_some() || {
+        let mut start = 0;
+        let mut over = false;
+        for nl in memchr::memchr_iter(b'\n', s.as_bytes()).chain(std::iter::once(s.len())) {
+            if nl - start > long {
+                over = true;
+                break;
+            }
+            start = nl + 1;
+        }
+        over
+    };
+    if !needs_work {
+        out.push_str(s);
+        return;
+    }
+    for (i, line) in s.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let shown = match memchr::memrchr(b'\r', line.as_bytes()) {
+            None => line,
+            // The last drawing that shows something (a CRLF line ends in an empty one).
+            Some(_) => line.rsplit('\r').find(|seg| !seg.trim().is_empty()).unwrap_or(""),
+        };
+        if shown.len() > long {
+            let (h, t) = head_tail(shown, OUTPUT_LINE_HEAD, OUTPUT_LINE_TAIL);
             out.push_str(h);
             out.push('\n');
             out.push_str(t);
+        } else {
+            out.push_str(shown);
         }
     }
 }
@@ -777,9 +902,23 @@ pub fn preview(m: &Message) -> String {
     } else {
         m.calls.iter().filter_map(|c| c.result.as_ref()).map(|r| r.output.as_str()).next().unwrap_or_default()
     };
-    let mut s: String = source.split_whitespace().collect::<Vec<_>>().join(" ");
-    if s.chars().count() > PREVIEW_CHARS {
-        s = s.chars().take(PREVIEW_CHARS).collect::<String>() + "…";
+    // The words joined by single spaces, cut at PREVIEW_CHARS: read only as many words
+    // as that takes (the source may be a 60 KB output).
+    let mut s = String::new();
+    let mut chars = 0;
+    for word in source.split_whitespace() {
+        if !s.is_empty() {
+            s.push(' ');
+            chars += 1;
+        }
+        s.push_str(word);
+        chars += word.chars().count();
+        if chars > PREVIEW_CHARS {
+            let cut = s.char_indices().nth(PREVIEW_CHARS).map_or(s.len(), |(i, _)| i);
+            s.truncate(cut);
+            s.push('…');
+            break;
+        }
     }
     s
 }
@@ -787,6 +926,58 @@ pub fn preview(m: &Message) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn displayed(s: &str) -> String {
+        let mut out = String::new();
+        push_as_displayed(&mut out, s);
+        out
+    }
+
+    #[test]
+    fn outputs_are_indexed_as_a_terminal_shows_them() {
+        assert_eq!(displayed("plain\ntext"), "plain\ntext");
+        assert_eq!(displayed("crlf\r\nlines\r\n"), "crlf\nlines\n");
+        assert_eq!(displayed("start\r 10% |#  |\r 50% |### |\r100% |#####|\ndone"), "100% |#####|\ndone");
+        let dump = format!("head {}tail", "x ".repeat(20_000));
+        let shown = displayed(&format!("before\n{dump}\nafter"));
+        assert!(shown.starts_with("before\nhead x "));
+        assert!(shown.ends_with(" x tail\nafter"));
+        assert!(shown.len() <= OUTPUT_LINE_HEAD + OUTPUT_LINE_TAIL + 20, "{}", shown.len());
+    }
+
+    #[test]
+    fn harness_reminders_are_not_indexed_as_output() {
+        let out = "1→fn main() {}\n\n<system-reminder>\nconsider malware\n</system-reminder>\n";
+        assert_eq!(without_reminders(out), "1→fn main() {}\n\n\n");
+        assert_eq!(
+            without_reminders("a <system-reminder>b</system-reminder> c <system-reminder>d"),
+            "a  c <system-reminder>d"
+        );
+        assert_eq!(without_reminders("plain"), "plain");
+    }
+
+    #[test]
+    fn call_inputs_are_indexed_by_their_string_values() {
+        let input =
+            serde_json::json!({"file_path": "src/a.rs", "old_string": "x\nreturn 1", "replace_all": false, "n": 3});
+        let mut out = String::new();
+        push_input_strings(&mut out, &input, INPUT_BYTES);
+        assert_eq!(out, "src/a.rs\n3\nx\nreturn 1\n");
+        let mut small = String::new();
+        push_input_strings(&mut small, &input, 5);
+        assert_eq!(small, "src/a\n");
+    }
+
+    #[test]
+    fn previews_are_cut_after_whole_words() {
+        let m = Message { text: format!("a  b\n{}", "word ".repeat(200)), ..Message::default() };
+        let p = preview(&m);
+        assert!(p.starts_with("a b word word"));
+        assert_eq!(p.chars().count(), PREVIEW_CHARS + 1);
+        assert!(p.ends_with('…'));
+        let short = Message { text: "  just   this ".into(), ..Message::default() };
+        assert_eq!(preview(&short), "just this");
+    }
 
     #[test]
     fn head_tail_respects_char_boundaries() {

@@ -103,28 +103,28 @@ pub struct Revealing {
 }
 
 static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(traceback|error|exception|fatal|panic(ked)?|segmentation fault|killed|out of memory|oom|refused|timed? ?out|assert(ion)?|no such file|not found|permission denied|failed)\b")
+    Regex::new(r"(?i)(?-u:\b)(traceback|error|exception|fatal|panic(ked)?|segmentation fault|killed|out of memory|oom|refused|timed? ?out|assert(ion)?|no such file|not found|permission denied|failed)(?-u:\b)")
         .expect("static regex")
 });
 static ALARM_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(crashed|crash detected|error detected|died|giving up|gave up|timeout after|timed out after)\b|(?-i:\bFAILED\b|\bDEAD\b)")
+    Regex::new(r"(?i)(?-u:\b)(crashed|crash detected|error detected|died|giving up|gave up|timeout after|timed out after)(?-u:\b)|(?-i:(?-u:\b)FAILED(?-u:\b)|(?-u:\b)DEAD(?-u:\b))")
         .expect("static regex")
 });
 static PROGRESS_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b\d{1,3}(\.\d+)?%|\b\d+/\d+\b.*(it/s|s/it|%|done|completed)").expect("static regex")
+    Regex::new(r"(?-u:\b)\d{1,3}(\.\d+)?%|(?-u:\b)\d+/\d+(?-u:\b).*(it/s|s/it|%|done|completed)").expect("static regex")
 });
 static RESULT_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b\d+ (passed|failed|errors?|warnings?)\b|\btest result:|\bready\b|\blistening on\b|\bsuccess(fully)?\b",
+        r"(?i)(?-u:\b)\d+ (passed|failed|errors?|warnings?)(?-u:\b)|(?-u:\b)test result:|(?-u:\b)ready(?-u:\b)|(?-u:\b)listening on(?-u:\b)|(?-u:\b)success(fully)?(?-u:\b)",
     )
     .expect("static regex")
 });
 static LAUNCH: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(nohup|setsid|launch_server|uvicorn|gunicorn|torchrun|vllm serve|docker (run|compose up)|systemctl (re)?start|npm (run )?(start|dev)|flask run|rails s(erver)?|serve)\b")
+    Regex::new(r"(?i)(?-u:\b)(nohup|setsid|launch_server|uvicorn|gunicorn|torchrun|vllm serve|docker (run|compose up)|systemctl (re)?start|npm (run )?(start|dev)|flask run|rails s(erver)?|serve)(?-u:\b)")
         .expect("static regex")
 });
 static TEST: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(pytest|cargo (nextest run|test)|go test|npm (run )?test|yarn test|make test|jest|vitest|tox|rspec|ctest|unittest|phpunit|mvn test|gradle test)\b")
+    Regex::new(r"(?-u:\b)(pytest|cargo (nextest run|test)|go test|npm (run )?test|yarn test|make test|jest|vitest|tox|rspec|ctest|unittest|phpunit|mvn test|gradle test)(?-u:\b)")
         .expect("static regex")
 });
 

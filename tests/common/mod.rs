@@ -29,10 +29,15 @@ pub fn parse(path: &Path) -> Vec<Session> {
     formats::parse_file(path, None).unwrap_or_else(|e| panic!("{}: {e:#}", path.display())).sessions
 }
 
-/// A `debrief` command with its own index folder and no colour.
+/// A `debrief` command with its own index folder, no colour, and one indexing thread
+/// (documents in the order they were read, so equal scores rank the same every run).
 pub fn debrief(index: &Path) -> Command {
     let mut c = Command::cargo_bin("debrief").expect("the debrief binary is built");
-    c.env("DEBRIEF_INDEX", index).env("NO_COLOR", "1").env_remove("CODEX_HOME").env_remove("CLAUDE_CONFIG_DIR");
+    c.env("DEBRIEF_INDEX", index)
+        .env("NO_COLOR", "1")
+        .env("DEBRIEF_INDEX_THREADS", "1")
+        .env_remove("CODEX_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR");
     c
 }
 
