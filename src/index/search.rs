@@ -6,6 +6,7 @@
 //! phrase of its words; `-word` excludes. Matching is case-insensitive; identifiers
 //! match whole or by part (see [`super::tokenizer`]).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Bound;
 use std::path::PathBuf;
@@ -350,8 +351,11 @@ pub fn search(
     let top = searcher.search(&q, &TopDocs::with_limit(limit.max(1)).order_by_score())?;
     let words = parsed.words();
     let mut cache = SessionCache::new(&searcher, f);
+    // One redactor per session (its names are part of it), made when its first hit is.
+    let mut redactors: HashMap<u64, Redactor> = HashMap::new();
     let mut hits = Vec::with_capacity(top.len());
     for (score, addr) in top {
+        let redact = redact.map(|extra| (&mut redactors, extra));
         if let Some(hit) = make_hit(&searcher, &f, &mut cache, addr, score, &words, redact)? {
             hits.push(hit);
         }
@@ -374,7 +378,7 @@ fn make_hit(
     addr: DocAddress,
     score: f32,
     words: &[String],
-    redact: Option<&[String]>,
+    redact: Option<(&mut HashMap<u64, Redactor>, &[String])>,
 ) -> Result<Option<Hit>> {
     let doc: TantivyDocument = searcher.doc(addr)?;
     let u = |field| doc.get_first(field).and_then(|v| v.as_u64());
@@ -399,13 +403,16 @@ fn make_hit(
     };
     // Redact before cutting the snippet, so that highlights point into the text shown
     // and a match inside a secret cannot leave part of it in view.
-    let redactor = redact.map(|extra| Redactor::for_meta(meta, extra)).transpose()?;
-    let snippet = match (message, &redactor) {
-        (Some(mut m), Some(r)) => {
-            r.redact_message(&mut m);
-            make_snippet(&m, words, 220)
-        }
-        (Some(m), None) => make_snippet(&m, words, 220),
+    let redactor = match redact {
+        Some((made, extra)) => Some(match made.entry(skey) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(Redactor::for_meta(meta, extra)?),
+        }),
+        None => None,
+    };
+    let redactor = redactor.map(|r| &*r);
+    let snippet = match (message, redactor) {
+        (Some(m), r) => make_snippet(&m, words, 220, r),
         (None, Some(r)) => highlight(&r.redact(&preview), words, 220, line),
         (None, None) => highlight(&preview, words, 220, line),
     };
@@ -442,6 +449,12 @@ fn word_matches(word: &str, query: &[String]) -> bool {
 
 /// The window of `text` around the densest cluster of matches.
 fn highlight(text: &str, words: &[String], width: usize, line: Option<u32>) -> Snippet {
+    highlight_cut(text, words, width, line, (false, false))
+}
+
+/// Where the query words are in `text`, and the start of the window of `width` bytes
+/// that starts at a match and covers the most matches.
+fn best_window(text: &str, words: &[String], width: usize) -> (Vec<(usize, usize)>, usize) {
     let mut matches = Vec::new();
     let mut from = 0;
     while let Some((s, e)) = next_word(text, from) {
@@ -450,7 +463,6 @@ fn highlight(text: &str, words: &[String], width: usize, line: Option<u32>) -> S
             matches.push((s, e));
         }
     }
-    // Best window: the one that starts at a match and covers the most matches.
     let mut best = (0usize, 0usize);
     for (i, (s, _)) in matches.iter().enumerate() {
         let n = matches[i..].iter().take_while(|(_, e)| *e <= s + width).count();
@@ -458,13 +470,41 @@ fn highlight(text: &str, words: &[String], width: usize, line: Option<u32>) -> S
             best = (*s, n);
         }
     }
-    let mut start = best.0.saturating_sub(width / 4);
+    (matches, best.0)
+}
+
+/// Bytes redacted on each side of a snippet's window: more than any secret a rule
+/// knows (a 4096-bit RSA key in PEM is about 3.2 KB), so a secret that reaches into
+/// the window is redacted whole.
+const REDACT_MARGIN: usize = 6 << 10;
+
+/// The snippet of `text`, redacted. A long text is redacted only around the window
+/// the snippet comes from (whole lines, `REDACT_MARGIN` on each side): redacting a
+/// 400 KB log to show 220 bytes of it was most of a search's time.
+fn highlight_redacted(text: &str, words: &[String], width: usize, line: Option<u32>, r: &Redactor) -> Snippet {
+    if text.len() <= 4 * REDACT_MARGIN {
+        return highlight(&r.redact(text), words, width, line);
+    }
+    let (_, at) = best_window(text, words, width);
+    let mut start = at.saturating_sub(REDACT_MARGIN);
+    let mut end = (at + width + REDACT_MARGIN).min(text.len());
+    // Whole lines: a rule anchored at a line start still sees it.
+    start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+    let region = r.redact(&text[start..end]);
+    highlight_cut(&region, words, width, line, (start > 0, end < text.len()))
+}
+
+/// [`highlight`] of a text that was cut out of a longer one (`cut`: before, after).
+fn highlight_cut(text: &str, words: &[String], width: usize, line: Option<u32>, cut: (bool, bool)) -> Snippet {
+    let (matches, best) = best_window(text, words, width);
+    let mut start = best.saturating_sub(width / 4);
     while !text.is_char_boundary(start) {
         start -= 1;
     }
     // Start at a word boundary for readability.
     if start > 0
-        && let Some(sp) = text[start..best.0.max(start)].find(char::is_whitespace)
+        && let Some(sp) = text[start..best.max(start)].find(char::is_whitespace)
     {
         start += sp + 1;
     }
@@ -476,7 +516,7 @@ fn highlight(text: &str, words: &[String], width: usize, line: Option<u32>) -> S
     // Flatten whitespace, keeping highlight offsets right.
     let mut out = String::new();
     let mut hl = Vec::new();
-    if start > 0 {
+    if start > 0 || cut.0 {
         out.push('…');
     }
     let mut last_space = false;
@@ -503,31 +543,33 @@ fn highlight(text: &str, words: &[String], width: usize, line: Option<u32>) -> S
             hl.push((map[s - start], map[e - start]));
         }
     }
-    if end < text.len() {
+    if end < text.len() || cut.1 {
         out.push('…');
     }
     Snippet { text: out, highlights: hl, line }
 }
 
-/// Snippet from the part of a message where the query words are.
-pub fn make_snippet(m: &Message, words: &[String], width: usize) -> Snippet {
+/// Snippet from the part of a message where the query words are, redacted with
+/// `redactor` when there is one (before it is cut, so that highlights point into the
+/// text shown and a match inside a secret cannot leave part of it in view).
+pub fn make_snippet(m: &Message, words: &[String], width: usize, redactor: Option<&Redactor>) -> Snippet {
     // Parts in reading order with the source line each comes from.
-    let mut parts: Vec<(String, Option<u32>)> = Vec::new();
+    let mut parts: Vec<(Cow<str>, Option<u32>)> = Vec::new();
     if !m.text.is_empty() {
-        parts.push((m.text.clone(), m.line));
+        parts.push((Cow::Borrowed(&m.text), m.line));
     }
     for c in &m.calls {
         if let Some(cmd) = &c.command {
-            parts.push((format!("$ {cmd}"), m.line));
+            parts.push((Cow::Owned(format!("$ {cmd}")), m.line));
         }
         if let Some(r) = &c.result
             && !r.output.is_empty()
         {
-            parts.push((r.output.clone(), r.line.or(m.line)));
+            parts.push((Cow::Borrowed(&r.output), r.line.or(m.line)));
         }
     }
     if !m.thinking.is_empty() {
-        parts.push((m.thinking.clone(), m.line));
+        parts.push((Cow::Borrowed(&m.thinking), m.line));
     }
     if parts.is_empty() {
         return Snippet { line: m.line, ..Snippet::default() };
@@ -535,7 +577,10 @@ pub fn make_snippet(m: &Message, words: &[String], width: usize) -> Snippet {
     let score = |s: &Snippet| s.highlights.len();
     let mut best: Option<Snippet> = None;
     for (text, line) in &parts {
-        let s = highlight(text, words, width, *line);
+        let s = match redactor {
+            Some(r) => highlight_redacted(text, words, width, *line, r),
+            None => highlight(text, words, width, *line),
+        };
         if best.as_ref().is_none_or(|b| score(&s) > score(b)) {
             best = Some(s);
         }

@@ -454,7 +454,13 @@ pub fn exercise(path: &Path, format: &'static dyn Format) -> usize {
             debrief::index::writer::index_text(m, &mut text);
             let _ = debrief::index::writer::preview(m);
             let _ = debrief::commands::show::message_json(s, m, Some(100));
-            let _ = debrief::index::search::make_snippet(m, &["error".to_string()], 220);
+            let _ = debrief::index::search::make_snippet(m, &["error".to_string()], 220, None);
+            let _ = debrief::index::search::make_snippet(
+                m,
+                &["error".to_string()],
+                220,
+                Some(debrief::redact::Redactor::builtin()),
+            );
         }
         let mut red = s.clone();
         if let Ok(r) = debrief::redact::Redactor::for_session(s, None) {
