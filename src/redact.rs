@@ -904,6 +904,15 @@ mod tests {
     }
 
     #[test]
+    fn a_private_key_ends_at_its_end_line_or_at_the_end_of_a_cut_text() {
+        let key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n";
+        let whole = r(&format!("{key}-----END OPENSSH PRIVATE KEY-----\nthen pytest passed"));
+        assert!(whole.ends_with("]\nthen pytest passed") && !whole.contains("b3Blbn"), "{whole}");
+        let cut = r(&format!("cat id\n{key}[output cut]"));
+        assert!(cut.starts_with("cat id\n[REDACTED:") && !cut.contains("b3Blbn") && !cut.contains("cut]"), "{cut}");
+    }
+
+    #[test]
     fn ssh_targets_keep_generic_users() {
         assert_eq!(r("ssh root@203.0.113.9 'tail -50 x.log'"), "ssh root@[REDACTED] 'tail -50 x.log'");
         assert_eq!(r("ssh ann@gpu-box.lab.internal ls"), "ssh [USER]@[REDACTED] ls");

@@ -486,11 +486,26 @@ fn highlight_redacted(text: &str, words: &[String], width: usize, line: Option<u
         return highlight(&r.redact(text), words, width, line);
     }
     let (_, at) = best_window(text, words, width);
-    let mut start = at.saturating_sub(REDACT_MARGIN);
-    let mut end = (at + width + REDACT_MARGIN).min(text.len());
-    // Whole lines: a rule anchored at a line start still sees it.
-    start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+    let floor = |mut i: usize| {
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let ceil = |mut i: usize| {
+        while !text.is_char_boundary(i) {
+            i += 1;
+        }
+        i
+    };
+    // Widen to whole lines where a line ends within another margin (a rule anchored at
+    // a line start still sees it); a giant line is cut where the margin ends.
+    let start = floor(at.saturating_sub(REDACT_MARGIN));
+    let reach = floor(start.saturating_sub(REDACT_MARGIN));
+    let start = text[reach..start].rfind('\n').map_or(start, |i| reach + i + 1);
+    let end = ceil((at + width + REDACT_MARGIN).min(text.len()));
+    let reach = ceil((end + REDACT_MARGIN).min(text.len()));
+    let end = text[end..reach].find('\n').map_or(end, |i| end + i);
     let region = r.redact(&text[start..end]);
     highlight_cut(&region, words, width, line, (start > 0, end < text.len()))
 }
@@ -586,4 +601,30 @@ pub fn make_snippet(m: &Message, words: &[String], width: usize, redactor: Optio
         }
     }
     best.unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A long output is redacted only around the snippet's window, but a secret that
+    /// reaches into the window is redacted whole: here a PEM key whose first line is
+    /// 3 KB before the match, in a 100 KB log.
+    #[test]
+    fn long_outputs_are_redacted_around_the_snippet() {
+        let body: String =
+            (0..40).map(|i| format!("MIIEv{i:03}QIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n")).collect();
+        let key = format!("-----BEGIN RSA PRIVATE KEY-----\n{body}-----END RSA PRIVATE KEY-----\n");
+        let filler = "INFO step ok\n".repeat(4000);
+        let text = format!("{filler}{key}quokka failed here\n{filler}");
+        let words = vec!["quokka".to_string()];
+        let s = highlight_redacted(&text, &words, 220, Some(1), Redactor::builtin());
+        assert!(s.text.contains("[REDACTED:private-key") && !s.text.contains("-----END"), "{}", s.text);
+        // The match is still highlighted where it is shown.
+        let (a, b) = s.highlights[0];
+        assert_eq!(&s.text[a..b], "quokka");
+        // Without a redactor the key's END line would show.
+        let plain = highlight(&text, &words, 220, Some(1)).text;
+        assert!(plain.contains("-----END RSA PRIVATE KEY-----"), "{plain}");
+    }
 }
