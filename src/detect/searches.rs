@@ -348,7 +348,7 @@ const READ_TOOLS: &[&str] = &["read", "read_file", "readfile", "view", "view_fil
 const PATH_FIELDS: &[&str] = &["file_path", "path", "absolute_path", "target_file", "filename", "file"];
 
 /// The shell script a call ran, parsed.
-pub fn script(call: &Call) -> Option<Script> {
+pub fn script(call: &Call) -> Option<std::rc::Rc<Script>> {
     call.command.as_deref().map(shell::parse)
 }
 
