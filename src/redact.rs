@@ -562,11 +562,9 @@ impl Layer {
         let keywords = if words.is_empty() {
             None
         } else {
-            // The plain NFA: the faster automata take longer to build than a search
-            // spends scanning with it.
             let ac = AhoCorasick::builder()
                 .ascii_case_insensitive(true)
-                .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
+                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
                 .build(&words)
                 .context("building the redaction keyword filter")?;
             Some((ac, word_rules))

@@ -181,7 +181,7 @@ impl CallFacts {
                 interrupted: r.interrupted,
                 empty: body.trim().is_empty(),
                 excerpt: excerpt(&lines),
-                revealing: revealing(&lines),
+                revealing: revealing(body, &lines),
                 last_line: lines.iter().rev().find(|l| !l.trim().is_empty()).map(|l| clip(&one_line(l), LINE_CHARS)),
                 time: clock(r.timestamp),
                 dump_chars: if dump.is_some() { longest } else { 0 },
@@ -256,7 +256,9 @@ fn excerpt(lines: &[&str]) -> Vec<String> {
     out
 }
 
-fn revealing(lines: &[&str]) -> Vec<Revealing> {
+/// The lines of an output worth quoting: alarms, errors, the last progress and result
+/// lines, the last line. `lines` are `body`'s lines.
+fn revealing(body: &str, lines: &[&str]) -> Vec<Revealing> {
     let mut out: Vec<Revealing> = Vec::new();
     let mut push = |kind, l: &str| {
         let line = clip(&one_line(l), LINE_CHARS);
@@ -264,26 +266,44 @@ fn revealing(lines: &[&str]) -> Vec<Revealing> {
             out.push(Revealing { kind, line });
         }
     };
+    // Each pattern runs once over the whole output, not once per line (a log of
+    // 100,000 lines made a quarter of a report's time that way).
+    let base = body.as_ptr() as usize;
+    let starts: Vec<usize> = lines.iter().map(|l| l.as_ptr() as usize - base).collect();
+    let matching = |re: &Regex| lines_matching(body, lines, &starts, re);
     // A line thousands of characters long is a dump (args, JSON): it is what drowned
     // the search, not what the output reveals.
-    let readable = |l: &&&str| l.len() < 2000;
-    for l in lines.iter().filter(readable) {
-        // "1 failed in 0.31s" is a test result, not an alarm.
-        if ALARM_LINE.is_match(l) && !RESULT_LINE.is_match(l) {
-            push("alarm", l);
-        }
+    let readable = |i: &usize| lines[*i].len() < 2000;
+    let results = matching(&RESULT_LINE);
+    let is_result = |i: &usize| results.binary_search(i).is_ok();
+    // "1 failed in 0.31s" is a test result, not an alarm.
+    for i in matching(&ALARM_LINE).into_iter().filter(readable).filter(|i| !is_result(i)) {
+        push("alarm", lines[i]);
     }
-    for l in lines.iter().filter(readable).filter(|l| ERROR_LINE.is_match(l) && !RESULT_LINE.is_match(l)).take(3) {
-        push("error", l);
+    for i in matching(&ERROR_LINE).into_iter().filter(readable).filter(|i| !is_result(i)).take(3) {
+        push("error", lines[i]);
     }
-    if let Some(l) = lines.iter().filter(readable).rev().find(|l| PROGRESS_LINE.is_match(l)) {
-        push("progress", l);
+    if let Some(i) = matching(&PROGRESS_LINE).into_iter().rfind(readable) {
+        push("progress", lines[i]);
     }
-    if let Some(l) = lines.iter().filter(readable).rev().find(|l| RESULT_LINE.is_match(l)) {
-        push("result", l);
+    if let Some(&i) = results.iter().rfind(|i| readable(i)) {
+        push("result", lines[i]);
     }
-    if let Some(l) = lines.iter().filter(readable).rev().find(|l| !l.trim().is_empty()) {
+    if let Some(l) = lines.iter().filter(|l| l.len() < 2000).rev().find(|l| !l.trim().is_empty()) {
         push("last", l);
+    }
+    out
+}
+
+/// Indexes, in order, of the `lines` of `body` (which start at `starts`) where `re`
+/// matches within the line.
+fn lines_matching(body: &str, lines: &[&str], starts: &[usize], re: &Regex) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    for m in re.find_iter(body) {
+        let Some(i) = starts.partition_point(|&s| s <= m.start()).checked_sub(1) else { continue };
+        if m.end() <= starts[i] + lines[i].len() && out.last() != Some(&i) {
+            out.push(i);
+        }
     }
     out
 }

@@ -499,7 +499,6 @@ impl<'a> Builder<'a> {
     /// The files message `m` changes — with editing tools, or from the shell (`sed -i`,
     /// redirections, `tee`) — with the purpose its text states.
     fn edits_of(&self, m: &Message) -> Vec<EditFacts> {
-        let purpose = first_of(&m.text, &[Kind::Plan, Kind::Reason, Kind::Conclusion, Kind::Other]);
         let mut files: Vec<String> = Vec::new();
         for (c, f) in m.calls.iter().zip(self.facts_of(m)) {
             let mut these = crate::detect::calls::edited_files(c);
@@ -514,6 +513,10 @@ impl<'a> Builder<'a> {
                 }
             }
         }
+        if files.is_empty() {
+            return Vec::new();
+        }
+        let purpose = first_of(&m.text, &[Kind::Plan, Kind::Reason, Kind::Conclusion, Kind::Other]);
         files
             .into_iter()
             .map(|path| EditFacts { idx: m.idx, file: basename(&path), path, purpose: purpose.clone() })
