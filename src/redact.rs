@@ -250,8 +250,9 @@ impl Redactor {
             } else {
                 format!(r"(?i)\b{}\b", regex::escape(name))
             };
-            let mut rule = Rule::new((*with).to_string(), Kind::Name, re.clone());
-            rule.regex = OnceLock::from(compile(&re)?);
+            // Compiled when the name first occurs (an escaped name always compiles): a
+            // search makes a redactor for each session it shows, most never need it.
+            let rule = Rule::new((*with).to_string(), Kind::Name, re);
             let trigger = if name.is_ascii() {
                 Trigger::Keywords(vec![name.clone()])
             } else {
