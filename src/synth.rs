@@ -1734,12 +1734,8 @@ fn codex_session(g: &mut Gen, p: &FilePlan, w: &mut impl Write) -> std::io::Resu
                 let mut t = String::new();
                 let n = g.rng.range(1, 4);
                 g.prose(&mut t, n);
-                let m = format!(
-                    "{{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{{\"type\":\"output_text\",\"text\":{}}}]}}",
-                    json_string(&t)
-                );
+                let (m, e) = codex_assistant(&t);
                 line!("response_item", &m);
-                let e = format!("{{\"type\":\"agent_message\",\"message\":{}}}", json_string(&t));
                 line!("event_msg", &e);
             }
             call_n += 1;
@@ -1786,15 +1782,21 @@ fn codex_session(g: &mut Gen, p: &FilePlan, w: &mut impl Write) -> std::io::Resu
         let mut t = String::new();
         let n = g.rng.range(1, 8);
         g.prose(&mut t, n);
-        let m = format!(
-            "{{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{{\"type\":\"output_text\",\"text\":{}}}]}}",
-            json_string(&t)
-        );
+        let (m, e) = codex_assistant(&t);
         line!("response_item", &m);
-        let e = format!("{{\"type\":\"agent_message\",\"message\":{}}}", json_string(&t));
         line!("event_msg", &e);
     }
     Ok(written)
+}
+
+/// An assistant's words as Codex writes them: the response item and its event copy.
+fn codex_assistant(text: &str) -> (String, String) {
+    let item = format!(
+        "{{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{{\"type\":\"output_text\",\"text\":{}}}]}}",
+        json_string(text)
+    );
+    let event = format!("{{\"type\":\"agent_message\",\"message\":{}}}", json_string(text));
+    (item, event)
 }
 
 /// Parse sizes such as `100M`, `1G`, `1.5G`, `600MB`, `4096`.
