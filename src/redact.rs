@@ -563,9 +563,11 @@ impl Layer {
         let keywords = if words.is_empty() {
             None
         } else {
+            // The contiguous NFA: the DFA scans a whole session 2% faster (a report) but
+            // takes 9% of a search's instructions to build; the plain NFA is the reverse.
             let ac = AhoCorasick::builder()
                 .ascii_case_insensitive(true)
-                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
                 .build(&words)
                 .context("building the redaction keyword filter")?;
             Some((ac, word_rules))
