@@ -161,6 +161,18 @@ const LOOKING_PROGRAMS: &[&str] = &[
     "tee",
     "sed",
     "git",
+    "break",
+    "continue",
+    ":",
+    "pidof",
+    "pg_isready",
+    "redis-cli",
+    "docker",
+    "podman",
+    "kubectl",
+    "oc",
+    "systemctl",
+    "service",
 ];
 
 /// `git` subcommands that only look.
@@ -463,6 +475,11 @@ pub fn only_looks(call: &Call) -> bool {
         && script.commands.iter().all(command_only_looks)
 }
 
+/// A command's first positional argument: its subcommand, for most tools.
+fn sub<'a>(c: &'a SimpleCommand) -> &'a str {
+    c.positionals().first().copied().unwrap_or("")
+}
+
 /// One simple command only reads.
 pub fn command_only_looks(c: &SimpleCommand) -> bool {
     let name = c.name();
@@ -470,7 +487,7 @@ pub fn command_only_looks(c: &SimpleCommand) -> bool {
         return false;
     }
     match name {
-        "git" => c.positionals().first().is_some_and(|s| GIT_LOOKING.contains(s)),
+        "git" => GIT_LOOKING.contains(&sub(c)),
         "sed" => !c.has_flag(Some('i'), Some("in-place")),
         "curl" | "wget" => {
             // A request that sends data may change the server's state.
@@ -482,6 +499,15 @@ pub fn command_only_looks(c: &SimpleCommand) -> bool {
                 || c.flag_value(Some('X'), Some("request")).is_some_and(|m| !m.eq_ignore_ascii_case("GET")))
         }
         "find" => !c.args.iter().any(|a| a == "-delete" || a == "-exec" || a == "-execdir"),
+        // Tools that also change things look only with their looking subcommands.
+        "docker" | "podman" => matches!(sub(c), "logs" | "ps" | "inspect" | "stats" | "top" | "images"),
+        "kubectl" | "oc" => matches!(sub(c), "get" | "logs" | "describe" | "top" | "wait" | "explain"),
+        "systemctl" | "service" => {
+            matches!(sub(c), "status" | "is-active" | "is-failed" | "show" | "list-units") || c.args.len() == 2
+        }
+        "redis-cli" => {
+            matches!(sub(c).to_ascii_lowercase().as_str(), "ping" | "info" | "get" | "exists" | "ttl" | "dbsize")
+        }
         _ => true,
     }
 }
@@ -544,6 +570,10 @@ mod tests {
         assert!(!only_looks(&bash("pip install flashinfer")));
         assert!(!only_looks(&bash("curl -X POST localhost:8000/reset")));
         assert!(!only_looks(&bash("export A=1")));
+        assert!(only_looks(&bash("docker logs api --tail 5 && kubectl get pods && systemctl status api")));
+        assert!(!only_looks(&bash("docker restart api")));
+        assert!(!only_looks(&bash("kubectl apply -f deploy.yaml")));
+        assert!(only_looks(&bash("redis-cli ping")) && !only_looks(&bash("redis-cli FLUSHALL")));
         let mut c = bash("make");
         c.result = Some(CallResult { exit_code: Some(2), ..CallResult::default() });
         assert!(failed(&c));

@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::calls;
 use super::searches::{self, clip, echoed_literals, payload};
 use super::statements::{clause_before, hedged, prose, sentences};
 use crate::model::{Message, Role};
@@ -319,101 +320,10 @@ pub fn progress(m: &Message) -> Option<(String, f64)> {
     last
 }
 
-/// Programs that only look at a process, a log or an endpoint.
-const OBSERVERS: &[&str] = &[
-    "sleep",
-    "echo",
-    "printf",
-    "cat",
-    "tac",
-    "nl",
-    "head",
-    "tail",
-    "less",
-    "more",
-    "grep",
-    "egrep",
-    "fgrep",
-    "zgrep",
-    "rg",
-    "awk",
-    "wc",
-    "sort",
-    "uniq",
-    "cut",
-    "tr",
-    "ls",
-    "stat",
-    "date",
-    "true",
-    "false",
-    ":",
-    "test",
-    "[",
-    "[[",
-    "curl",
-    "wget",
-    "nc",
-    "ncat",
-    "ss",
-    "netstat",
-    "lsof",
-    "pgrep",
-    "pidof",
-    "ps",
-    "top",
-    "free",
-    "df",
-    "du",
-    "nvidia-smi",
-    "journalctl",
-    "jq",
-    "seq",
-    "break",
-    "continue",
-    "cd",
-    "uptime",
-    "dmesg",
-    "pg_isready",
-    "redis-cli",
-    "watch",
-    "timeout",
-];
-/// Tools that only read.
-const LOOKING_TOOLS: &[&str] = &[
-    "read",
-    "read_file",
-    "view",
-    "grep",
-    "glob",
-    "ls",
-    "list_dir",
-    "bashoutput",
-    "todowrite",
-    "todoread",
-    "update_plan",
-];
-
 /// Every call of the message only looks (probes, reads logs): what it shows is the
 /// process as it was, not the result of something the message changed or ran.
 pub fn only_observes(m: &Message) -> bool {
-    m.calls.iter().all(|call| {
-        let Some(script) = searches::script(call) else {
-            return LOOKING_TOOLS.contains(&call.name.to_ascii_lowercase().as_str());
-        };
-        script.commands.iter().all(|c| {
-            let sub = c.positionals().first().copied().unwrap_or("");
-            match c.name() {
-                "sed" => !c.has_flag(Some('i'), Some("in-place")),
-                "docker" | "podman" => matches!(sub, "logs" | "ps" | "inspect" | "stats" | "top"),
-                "kubectl" | "oc" => matches!(sub, "get" | "logs" | "describe" | "top" | "wait"),
-                "systemctl" | "service" => {
-                    matches!(sub, "status" | "is-active" | "is-failed" | "show" | "list-units") || c.args.len() == 2
-                }
-                name => OBSERVERS.contains(&name),
-            }
-        })
-    })
+    m.calls.iter().all(calls::only_looks)
 }
 
 /// The message starts, restarts or kills a process: what it says afterwards about "the
