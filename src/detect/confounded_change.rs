@@ -794,36 +794,12 @@ fn flag_changes(prev: &Launch, cur: &Launch) -> Vec<Change> {
 mod tests {
     use super::*;
     use crate::detect::detect_session;
-    use crate::model::{CallResult, Role};
-    use serde_json::json;
 
     fn bash(idx: u32, cmd: &str) -> Message {
         bash_out(idx, cmd, "")
     }
 
-    fn bash_out(idx: u32, cmd: &str, output: &str) -> Message {
-        Message {
-            idx,
-            role: Role::Assistant,
-            calls: vec![Call {
-                name: "Bash".into(),
-                command: Some(cmd.into()),
-                input: json!({ "command": cmd }),
-                result: Some(CallResult { output: output.into(), ..CallResult::default() }),
-                ..Call::default()
-            }],
-            ..Message::default()
-        }
-    }
-
-    fn edit(idx: u32, file: &str) -> Message {
-        Message {
-            idx,
-            role: Role::Assistant,
-            calls: vec![Call { name: "Edit".into(), input: json!({ "file_path": file }), ..Call::default() }],
-            ..Message::default()
-        }
-    }
+    use crate::detect::fixture::{bash as bash_out, edit};
 
     fn run(messages: &[Message]) -> Vec<Finding> {
         detect_session(&[&ConfoundedChange], messages)

@@ -183,31 +183,18 @@ impl Detector for FalseCrashAlarm {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::detect::SessionStats;
-    use crate::model::{Call, CallResult};
+    use crate::detect::fixture;
 
     fn msg(idx: u32, text: &str, cmd: Option<(&str, &str)>) -> Message {
-        Message {
-            idx,
-            role: Role::Assistant,
-            text: text.into(),
-            calls: cmd
-                .map(|(c, o)| Call {
-                    name: "Bash".into(),
-                    command: Some(c.into()),
-                    result: Some(CallResult { output: o.into(), ..CallResult::default() }),
-                    ..Call::default()
-                })
-                .into_iter()
-                .collect(),
-            ..Message::default()
-        }
+        let m = match cmd {
+            Some((c, o)) => fixture::bash(idx, c, o),
+            None => fixture::said(idx, Role::Assistant, ""),
+        };
+        Message { text: text.into(), ..m }
     }
 
     fn run(msgs: &[Message]) -> Vec<Finding> {
-        let mut out = Vec::new();
-        FalseCrashAlarm.check(&SessionView { messages: msgs, stats: &SessionStats::default() }, &mut out);
-        out
+        fixture::check(&FalseCrashAlarm, msgs)
     }
 
     const POLL: &str = "for i in $(seq 1 60); do if curl -s localhost:30000/health; then echo READY; break; fi; \
@@ -269,12 +256,7 @@ mod tests {
     fn ready_after_a_fix_proves_nothing() {
         let msgs = vec![
             msg(1, "The server crashed on the missing import.", None),
-            Message {
-                idx: 2,
-                role: Role::Assistant,
-                calls: vec![Call { name: "Edit".into(), ..Call::default() }],
-                ..Message::default()
-            },
+            fixture::edit(2, "app.py"),
             msg(3, "", Some(("timeout 20 python app.py", "Uvicorn running on http://0.0.0.0:8000"))),
             msg(4, "", Some(("curl -s localhost:8000/health", "{\"status\": \"ok\"}"))),
         ];

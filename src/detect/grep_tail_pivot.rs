@@ -250,31 +250,18 @@ impl Detector for GrepTailPivot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::detect::SessionStats;
-    use crate::model::{Call, CallResult};
+    use crate::detect::fixture;
 
     fn msg(idx: u32, text: &str, cmd: Option<(&str, &str)>) -> Message {
-        Message {
-            idx,
-            role: Role::Assistant,
-            text: text.into(),
-            calls: cmd
-                .map(|(c, o)| Call {
-                    name: "Bash".into(),
-                    command: Some(c.into()),
-                    result: Some(CallResult { output: o.into(), ..CallResult::default() }),
-                    ..Call::default()
-                })
-                .into_iter()
-                .collect(),
-            ..Message::default()
-        }
+        let m = match cmd {
+            Some((c, o)) => fixture::bash(idx, c, o),
+            None => fixture::said(idx, Role::Assistant, ""),
+        };
+        Message { text: text.into(), ..m }
     }
 
     fn run(msgs: &[Message]) -> Vec<Finding> {
-        let mut out = Vec::new();
-        GrepTailPivot.check(&SessionView { messages: msgs, stats: &SessionStats::default() }, &mut out);
-        out
+        fixture::check(&GrepTailPivot, msgs)
     }
 
     fn dump() -> String {

@@ -14,6 +14,8 @@ pub mod confounded_change;
 pub mod context_dump;
 pub mod empty_user_turn;
 pub mod false_crash_alarm;
+#[cfg(test)]
+mod fixture;
 pub mod grep_tail_pivot;
 pub mod liveness;
 pub mod noisy_search;

@@ -100,24 +100,10 @@ impl Detector for NoisySearch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::detect::SessionStats;
-    use crate::model::{Call, CallResult, Message, Role};
+    use crate::detect::fixture;
 
     fn ran(cmd: &str, output: &str) -> Vec<Finding> {
-        let m = Message {
-            idx: 7,
-            role: Role::Assistant,
-            calls: vec![Call {
-                name: "Bash".into(),
-                command: Some(cmd.into()),
-                result: Some(CallResult { output: output.into(), ..CallResult::default() }),
-                ..Call::default()
-            }],
-            ..Message::default()
-        };
-        let mut out = Vec::new();
-        NoisySearch.check(&SessionView { messages: &[m], stats: &SessionStats::default() }, &mut out);
-        out
+        fixture::check(&NoisySearch, &[fixture::bash(7, cmd, output)])
     }
 
     #[test]

@@ -286,24 +286,10 @@ impl Detector for PollingTimeout {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::detect::SessionStats;
-    use crate::model::{CallResult, Message};
+    use crate::detect::fixture;
 
     fn ran(cmd: &str, output: &str, exit: Option<i32>) -> Vec<Finding> {
-        let m = Message {
-            idx: 85,
-            role: Role::Assistant,
-            calls: vec![Call {
-                name: "Bash".into(),
-                command: Some(cmd.into()),
-                result: Some(CallResult { output: output.into(), exit_code: exit, ..CallResult::default() }),
-                ..Call::default()
-            }],
-            ..Message::default()
-        };
-        let mut out = Vec::new();
-        PollingTimeout.check(&SessionView { messages: &[m], stats: &SessionStats::default() }, &mut out);
-        out
+        fixture::check(&PollingTimeout, &[fixture::bash_exit(85, cmd, output, exit)])
     }
 
     const LOOP: &str = "for i in $(seq 1 60); do if curl -sf localhost:30000/health; then echo \"READY after $i\"; \

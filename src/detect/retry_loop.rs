@@ -281,40 +281,15 @@ fn outcome(call: &Call) -> (String, String) {
 mod tests {
     use super::*;
     use crate::detect::detect_session;
-    use crate::model::CallResult;
-    use serde_json::json;
+
+    use crate::detect::fixture::{self, said as text};
 
     fn run_msg(idx: u32, cmd: &str, exit: i32, output: &str) -> Message {
-        Message {
-            idx,
-            role: Role::Assistant,
-            calls: vec![Call {
-                name: "Bash".into(),
-                command: Some(cmd.into()),
-                input: json!({ "command": cmd }),
-                result: Some(CallResult {
-                    output: output.into(),
-                    exit_code: Some(exit),
-                    is_error: exit != 0,
-                    ..Default::default()
-                }),
-                ..Call::default()
-            }],
-            ..Message::default()
-        }
-    }
-
-    fn text(idx: u32, role: Role, t: &str) -> Message {
-        Message { idx, role, text: t.into(), ..Message::default() }
+        fixture::bash_exit(idx, cmd, output, Some(exit))
     }
 
     fn edit(idx: u32) -> Message {
-        Message {
-            idx,
-            role: Role::Assistant,
-            calls: vec![Call { name: "Edit".into(), input: json!({"file_path": "src/cfg.rs"}), ..Call::default() }],
-            ..Message::default()
-        }
+        fixture::edit(idx, "src/cfg.rs")
     }
 
     fn run(messages: &[Message]) -> Vec<Finding> {

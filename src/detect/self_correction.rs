@@ -253,31 +253,14 @@ impl Detector for SelfCorrection {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::detect::SessionStats;
-    use crate::model::{Call, CallResult};
+    use crate::detect::fixture::{self, bash as ran};
 
     fn said(idx: u32, text: &str) -> Message {
-        Message { idx, role: Role::Assistant, text: text.into(), ..Message::default() }
-    }
-
-    fn ran(idx: u32, cmd: &str, output: &str) -> Message {
-        Message {
-            idx,
-            role: Role::Assistant,
-            calls: vec![Call {
-                name: "Bash".into(),
-                command: Some(cmd.into()),
-                result: Some(CallResult { output: output.into(), ..CallResult::default() }),
-                ..Call::default()
-            }],
-            ..Message::default()
-        }
+        fixture::said(idx, Role::Assistant, text)
     }
 
     fn run(msgs: &[Message]) -> Vec<Finding> {
-        let mut out = Vec::new();
-        SelfCorrection.check(&SessionView { messages: msgs, stats: &SessionStats::default() }, &mut out);
-        out
+        fixture::check(&SelfCorrection, msgs)
     }
 
     #[test]
