@@ -476,7 +476,7 @@ pub fn only_looks(call: &Call) -> bool {
 }
 
 /// A command's first positional argument: its subcommand, for most tools.
-fn sub<'a>(c: &'a SimpleCommand) -> &'a str {
+fn sub(c: &SimpleCommand) -> &str {
     c.positionals().first().copied().unwrap_or("")
 }
 
