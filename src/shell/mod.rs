@@ -85,26 +85,33 @@ use std::ops::Range;
 /// Never panics; malformed or truncated input gives a best-effort result.
 ///
 /// The same command line is looked at by every detector and by the report: parses are
-/// kept per thread (the last few thousand), so each is parsed once. Parsing was a fifth
-/// of a report's time.
+/// kept per thread (the last few thousand, a few MB of command text at most), so each
+/// is parsed once. Parsing was a fifth of a report's time.
 pub fn parse(command_line: &str) -> std::rc::Rc<Script> {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::rc::Rc;
+    /// Parses kept, and the bytes of command text they hold.
+    type Kept = (HashMap<String, Rc<Script>>, usize);
     thread_local! {
-        static PARSED: std::cell::RefCell<std::collections::HashMap<String, std::rc::Rc<Script>>> =
-            std::cell::RefCell::new(std::collections::HashMap::new());
+        static PARSED: RefCell<Kept> = RefCell::new((HashMap::new(), 0));
     }
     const KEEP: usize = 4096;
-    if let Some(s) = PARSED.with(|p| p.borrow().get(command_line).cloned()) {
+    const KEEP_BYTES: usize = 4 << 20;
+    if let Some(s) = PARSED.with(|p| p.borrow().0.get(command_line).cloned()) {
         return s;
     }
     let mut out = parse::Out::default();
     parse::parse_str(command_line, &mut out, &parse::Ctx::default(), parse::Fl::default());
-    let script = std::rc::Rc::new(out.finish());
+    let script = Rc::new(out.finish());
     PARSED.with(|p| {
-        let mut p = p.borrow_mut();
-        if p.len() >= KEEP {
-            p.clear();
+        let (kept, bytes) = &mut *p.borrow_mut();
+        if kept.len() >= KEEP || *bytes + command_line.len() > KEEP_BYTES {
+            kept.clear();
+            *bytes = 0;
         }
-        p.insert(command_line.to_string(), script.clone());
+        *bytes += command_line.len();
+        kept.insert(command_line.to_string(), script.clone());
     });
     script
 }
