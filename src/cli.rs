@@ -143,7 +143,7 @@ pub struct FilterArgs {
 pub struct RedactArgs {
     /// Print hosts, IP and e-mail addresses, home-folder user names and secrets as the
     /// transcript has them (they are redacted by default)
-    #[arg(long)]
+    #[arg(long, conflicts_with = "redact_patterns")]
     pub no_redact: bool,
     /// Also redact these regular expressions (one per line, `#` comments)
     #[arg(long, value_name = "FILE")]

@@ -18,6 +18,27 @@ pub mod walk;
 
 use cli::{Cli, Command};
 
+/// An argument that is wrong, not a failure of the work: `main` exits with 2 for it, as
+/// for the errors clap finds (the contract's usage error).
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// `bail!` for a usage error.
+#[macro_export]
+macro_rules! usage {
+    ($($t:tt)*) => {
+        return Err(anyhow::Error::new($crate::UsageError(format!($($t)*))))
+    };
+}
+
 /// Run a parsed command line; returns the process exit code.
 pub fn run(cli: &Cli) -> anyhow::Result<i32> {
     match &cli.command {

@@ -9,6 +9,10 @@ fn main() {
     let code = match debrief::run(&cli) {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => 0,
+        Err(e) if e.downcast_ref::<debrief::UsageError>().is_some() => {
+            eprintln!("debrief: {e:#}");
+            2
+        }
         Err(e) => {
             eprintln!("debrief: {e:#}");
             1

@@ -163,6 +163,6 @@ fn detectors_lists_the_registry_and_prints_each_doc() {
     assert_eq!(one.len(), 1);
     assert_eq!(one[0]["id"], "retry-loop");
     let out = debrief(&ix).args(["detectors", "no-such-thing"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown detector `no-such-thing`"));
 }

@@ -351,3 +351,33 @@ fn search_filters_by_program_and_by_file_from_parsed_commands() {
     // `... python -m pytest ... 2>&1 | tail -20` ran python and tail.
     assert!(search(&ix, &["--program", "tail", "--agent", "claude"]).iter().any(|h| h["idx"] == 4));
 }
+
+/// A wrong argument is a usage error (exit 2, one line naming it), whether clap or the
+/// command finds it; a failure of the work is 1.
+#[test]
+fn wrong_arguments_exit_2_with_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = tmp.path().join("ix");
+    index_samples(&ix);
+    let seed = corpus("seed-replay");
+    let seed = seed.to_str().unwrap();
+    for args in [
+        vec!["search"],
+        vec!["search", "x", "--since", "yesterdayish"],
+        vec!["search", "x", "--role", "robot"],
+        vec!["detect", "--select", "nope", seed],
+        vec!["show", seed, "--range", "9..3"],
+        vec!["report", seed, "--arc", "x..y"],
+        vec!["show", seed, "--no-redact", "--redact-patterns", "p.txt"],
+    ] {
+        let out = debrief(&ix).args(&args).output().unwrap();
+        let err = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.lines().next().is_some_and(|l| l.contains("debrief") || l.starts_with("error:")),
+            "{args:?}: {err}"
+        );
+    }
+    let out = debrief(&ix).args(["detect", "/nonexistent/x.jsonl"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -436,8 +436,10 @@ fn no_redact_and_extra_patterns_conflict_with_a_clear_message() {
         .arg(&pats)
         .output()
         .expect("run");
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be combined with --no-redact"));
+    // A usage error (exit 2) that names both flags.
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--no-redact") && err.contains("--redact-patterns"), "{err}");
     let shown = run(&c, &["show", c.file.to_str().expect("path"), "--redact-patterns", pats.to_str().expect("path")]);
     assert!(!shown.contains("Deploy it") && shown.contains("[REDACTED] it"), "extra pattern applied");
 }

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde_json::json;
 
 use super::Style;
@@ -19,7 +19,7 @@ pub fn run(_cli: &Cli, args: &DetectorsArgs) -> Result<i32> {
             Some(d) => vec![d],
             None => {
                 let known: Vec<&str> = detect::registry().iter().map(|d| d.id()).collect();
-                bail!("unknown detector `{id}` (known: {})", known.join(", "));
+                crate::usage!("unknown detector `{id}` (known: {})", known.join(", "));
             }
         },
     };

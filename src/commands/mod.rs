@@ -36,7 +36,7 @@ pub fn format_arg(name: &Option<String>) -> Result<Option<&'static dyn Format>> 
             Some(f) => Ok(Some(f)),
             None => {
                 let known: Vec<&str> = formats::all().iter().map(|f| f.id()).collect();
-                bail!("unknown format `{n}` (known: {})", known.join(", "))
+                crate::usage!("unknown format `{n}` (known: {})", known.join(", "))
             }
         },
     }
@@ -73,18 +73,18 @@ pub fn parse_when(s: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
     {
         return Ok(n.and_utc());
     }
-    bail!("cannot read time `{s}`: use 2026-02-27, 2026-02-27T11:00, or a span ago such as 3d or 12h")
+    crate::usage!("cannot read time `{s}`: use 2026-02-27, 2026-02-27T11:00, or a span ago such as 3d or 12h")
 }
 
 pub fn filters(a: &FilterArgs) -> Result<Filters> {
     let now = Utc::now();
-    let role = match &a.role {
-        None => None,
-        Some(r) => Some(
-            Role::parse(&r.to_lowercase())
-                .ok_or_else(|| anyhow::anyhow!("unknown role `{r}` (use user, assistant, tool or system)"))?,
-        ),
-    };
+    let role =
+        match &a.role {
+            None => None,
+            Some(r) => Some(Role::parse(&r.to_lowercase()).ok_or_else(|| {
+                crate::UsageError(format!("unknown role `{r}` (use user, assistant, tool or system)"))
+            })?),
+        };
     Ok(Filters {
         agent: a.agent.clone(),
         project: a.project.clone(),
@@ -109,9 +109,9 @@ pub struct Redaction {
 
 impl Redaction {
     pub fn from_args(a: &RedactArgs) -> Result<Redaction> {
+        // clap refuses --no-redact with --redact-patterns.
         match (a.no_redact, &a.redact_patterns) {
-            (true, Some(_)) => bail!("--redact-patterns adds to redaction; it cannot be combined with --no-redact"),
-            (true, None) => Ok(Redaction { extra: None }),
+            (true, _) => Ok(Redaction { extra: None }),
             (false, Some(p)) => Ok(Redaction { extra: Some(redact::read_patterns(p)?) }),
             (false, None) => Ok(Redaction { extra: Some(Vec::new()) }),
         }

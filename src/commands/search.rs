@@ -14,7 +14,7 @@ use crate::index::search::{self, Hit};
 pub fn run(cli: &Cli, args: &SearchArgs) -> Result<i32> {
     let f = filters(&args.filters)?;
     if args.query.trim().is_empty() && is_unfiltered(&f) {
-        anyhow::bail!("give a query or at least one filter (see `debrief search --help`)");
+        crate::usage!("give a query or at least one filter (see `debrief search --help`)");
     }
     let redaction = Redaction::from_args(&args.redact)?;
     let ix = IndexDir::open(&index_dir(&cli.index))?;

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde_json::json;
 
 use super::{Redaction, Style, display_path, format_arg, load};
@@ -23,14 +23,14 @@ pub struct Range {
 
 impl Range {
     pub fn parse(s: &str) -> Result<Range> {
-        let bad = || anyhow::anyhow!("bad range `{s}`: use A..B, A.., ..B or N");
+        let bad = || anyhow::Error::new(crate::UsageError(format!("bad range `{s}`: use A..B, A.., ..B or N")));
         let num = |t: &str| -> Result<u32> { t.trim().parse::<u32>().map_err(|_| bad()) };
         match s.split_once("..") {
             Some((a, b)) => {
                 let from = if a.trim().is_empty() { 1 } else { num(a)? };
                 let to = if b.trim().is_empty() { u32::MAX } else { num(b.trim_start_matches('='))? };
                 if from > to {
-                    bail!("bad range `{s}`: {from} is after {to}");
+                    crate::usage!("bad range `{s}`: {from} is after {to}");
                 }
                 Ok(Range { from, to })
             }

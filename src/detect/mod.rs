@@ -164,7 +164,7 @@ pub fn selection(select: &[String], ignore: &[String]) -> anyhow::Result<Vec<&'s
     for id in select.iter().chain(ignore) {
         if by_id(id).is_none() {
             let known: Vec<&str> = registry().iter().map(|d| d.id()).collect();
-            anyhow::bail!("unknown detector `{id}` (known: {})", known.join(", "));
+            crate::usage!("unknown detector `{id}` (known: {})", known.join(", "));
         }
     }
     Ok(registry()
