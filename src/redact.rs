@@ -267,17 +267,6 @@ impl Redactor {
         Ok(Redactor { layers })
     }
 
-    /// A redactor for one session: the built-in rules, the user's extra patterns (one
-    /// regex per line of `patterns_file`, `#` comments), and the session's user and
-    /// host names.
-    pub fn for_session(session: &Session, patterns_file: Option<&Path>) -> Result<Redactor> {
-        let extra = match patterns_file {
-            Some(p) => read_patterns(p)?,
-            None => Vec::new(),
-        };
-        Redactor::for_meta(&session.meta, &extra)
-    }
-
     /// A redactor for the session `meta` describes, with the user's `extra` patterns
     /// (already read with [`read_patterns`]).
     pub fn for_meta(meta: &SessionMeta, extra: &[String]) -> Result<Redactor> {

@@ -11,7 +11,7 @@ use common::synth::{ALNUM, HEX, LOWER, Transcript, UPPER32, noise};
 use debrief::model::Session;
 use debrief::redact::Redactor;
 use debrief::report::templates::Templates;
-use debrief::report::{self, Redaction, Selector};
+use debrief::report::{self, Selector};
 use regex::Regex;
 
 fn strict() -> Templates {
@@ -21,8 +21,7 @@ fn strict() -> Templates {
 }
 
 fn render(s: &Session, sel: Selector, fmt: &str) -> String {
-    report::render(s, sel, fmt, &strict(), Redaction::On)
-        .unwrap_or_else(|e| panic!("{} {sel:?} {fmt}: {e:#}", s.meta.id))
+    report::render(s, sel, fmt, &strict(), Some(&[])).unwrap_or_else(|e| panic!("{} {sel:?} {fmt}: {e:#}", s.meta.id))
 }
 
 /// The project's own sample sessions (and the seed replay once it exists).
@@ -191,7 +190,7 @@ fn check_citations(doc: &str, session: &Session, html: bool, what: &str) -> usiz
 
 fn redacted(s: &Session) -> Session {
     let mut r = s.clone();
-    Redactor::for_session(s, None).expect("redactor").redact_session(&mut r);
+    Redactor::for_meta(&s.meta, &[]).expect("redactor").redact_session(&mut r);
     r
 }
 
@@ -343,7 +342,7 @@ fn no_secret_survives_in_any_format() {
     // Unredacted, the reports do show every sample — else the test proves nothing.
     let mut raw = String::new();
     for sel in secret_selectors(s) {
-        raw.push_str(&report::render(s, sel, "md", &strict(), Redaction::Off).expect("render"));
+        raw.push_str(&report::render(s, sel, "md", &strict(), None).expect("render"));
     }
     for (kind, secret) in &secrets {
         assert!(raw.contains(secret.as_str()), "{kind} sample not shown in the unredacted reports");
@@ -381,7 +380,14 @@ fn extra_patterns_from_a_file_are_redacted() {
     let s = &common::parse(&common::corpus("claude-code/ledger-timezone-fix.jsonl"))[0];
     let mut s = s.clone();
     s.messages[2].text.push_str(" See PROJ-4711.");
-    let out = report::render(&s, Selector::Session, "md", &strict(), Redaction::WithPatterns(&pats)).expect("render");
+    let out = report::render(
+        &s,
+        Selector::Session,
+        "md",
+        &strict(),
+        Some(&debrief::redact::read_patterns(&pats).expect("patterns")),
+    )
+    .expect("render");
     assert!(!out.contains("PROJ-4711") && out.contains("[REDACTED]"), "{out}");
 }
 
@@ -550,7 +556,7 @@ fn ledger() -> Session {
 fn with_templates(dir: &Path, sel: Selector, fmt: &str) -> anyhow::Result<String> {
     let mut t = Templates::with_user_dir(dir)?;
     t.strict = true;
-    report::render(&ledger(), sel, fmt, &t, Redaction::On)
+    report::render(&ledger(), sel, fmt, &t, Some(&[]))
 }
 
 #[test]

@@ -6,12 +6,12 @@ use std::io::Write;
 use anyhow::{Context, Result, bail};
 
 use super::show::Range;
-use super::{format_arg, load};
+use super::{Redaction, format_arg, load};
 use crate::cli::{Cli, ReportArgs};
 use crate::detect;
 use crate::model::Session;
 use crate::report::templates::Templates;
-use crate::report::{self, Redaction, Selector, export};
+use crate::report::{self, Selector, export};
 
 pub fn run(_cli: &Cli, args: &ReportArgs) -> Result<i32> {
     // Check the cheap things before reading transcripts.
@@ -24,12 +24,7 @@ pub fn run(_cli: &Cli, args: &ReportArgs) -> Result<i32> {
         }
         (None, None) => Selector::Session,
     };
-    // clap refuses --no-redact with --redact-patterns.
-    let redaction = match (args.redact.no_redact, &args.redact.redact_patterns) {
-        (true, _) => Redaction::Off,
-        (false, Some(p)) => Redaction::WithPatterns(p),
-        (false, None) => Redaction::On,
-    };
+    let redaction = Redaction::from_args(&args.redact)?;
     let templates = match &args.templates {
         Some(dir) => Templates::with_user_dir(dir)?,
         None => Templates::embedded(),
@@ -48,7 +43,7 @@ pub fn run(_cli: &Cli, args: &ReportArgs) -> Result<i32> {
             );
         }
     }
-    let text = report::render(&session, selector, &args.format, &templates, redaction)?;
+    let text = report::render(&session, selector, &args.format, &templates, redaction.extra())?;
     match &args.output {
         Some(path) => std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?,
         None => {

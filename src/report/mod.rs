@@ -25,8 +25,6 @@ pub mod story;
 pub mod templates;
 pub mod text;
 
-use std::path::Path;
-
 use anyhow::{Result, bail};
 use serde::Serialize;
 
@@ -100,34 +98,21 @@ fn redact_facts(r: &Redactor, v: &mut serde_json::Value) {
     }
 }
 
-/// How a report is redacted.
-#[derive(Debug, Clone, Copy, Default)]
-pub enum Redaction<'a> {
-    /// The built-in rules and the session's own user and host names (the default).
-    #[default]
-    On,
-    /// The built-in rules plus the patterns in this file (one regex per line).
-    WithPatterns(&'a Path),
-    Off,
-}
-
 /// The whole pipeline for one session: detect (on the transcript as written), redact,
-/// gather facts, render with `format` (`md`, `html`, `json`).
+/// gather facts, render with `format` (`md`, `html`, `json`). `redact` is the user's
+/// extra patterns (maybe none) when redaction is on, `None` when it is off (as for
+/// [`crate::index::search::search`]).
 pub fn render(
     session: &Session,
     selector: Selector,
     format: &str,
     templates: &templates::Templates,
-    redaction: Redaction,
+    redact: Option<&[String]>,
 ) -> Result<String> {
     let exporter = export::by_id(format)?;
     let mut findings = detect::detect_session(detect::registry(), &session.messages);
     let mut session = session.clone();
-    let redactor = match redaction {
-        Redaction::On => Some(Redactor::for_session(&session, None)?),
-        Redaction::WithPatterns(p) => Some(Redactor::for_session(&session, Some(p))?),
-        Redaction::Off => None,
-    };
+    let redactor = redact.map(|extra| Redactor::for_meta(&session.meta, extra)).transpose()?;
     // Findings quote the transcript as written (summaries, commands): redact them too.
     if let Some(r) = &redactor {
         r.redact_session(&mut session);
