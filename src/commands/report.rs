@@ -31,19 +31,18 @@ pub fn run(_cli: &Cli, args: &ReportArgs) -> Result<i32> {
     };
     let files = load(&args.paths, format_arg(&args.input_format)?)?;
     let session = pick_session(files.into_iter().flat_map(|f| f.sessions).collect(), args.session.as_deref())?;
+    let findings = detect::detect_session(detect::registry(), &session.messages);
     if let Selector::Episode(n) = selector
         && session.message(n).is_some()
+        && !findings.iter().any(|f| f.key == n)
     {
-        let findings = detect::detect_session(detect::registry(), &session.messages);
-        if !findings.iter().any(|f| f.key == n) {
-            let keys: Vec<String> = findings.iter().map(|f| format!("[msg {}] {}", f.key, f.detector)).collect();
-            eprintln!(
-                "debrief: no finding is keyed on [msg {n}]; writing up the message on its own{}",
-                if keys.is_empty() { String::new() } else { format!(" (findings: {})", keys.join(", ")) }
-            );
-        }
+        let keys: Vec<String> = findings.iter().map(|f| format!("[msg {}] {}", f.key, f.detector)).collect();
+        eprintln!(
+            "debrief: no finding is keyed on [msg {n}]; writing up the message on its own{}",
+            if keys.is_empty() { String::new() } else { format!(" (findings: {})", keys.join(", ")) }
+        );
     }
-    let text = report::render(&session, selector, &args.format, &templates, redaction.extra())?;
+    let text = report::render_with(&session, findings, selector, &args.format, &templates, redaction.extra())?;
     match &args.output {
         Some(path) => std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?,
         None => {

@@ -109,8 +109,21 @@ pub fn render(
     templates: &templates::Templates,
     redact: Option<&[String]>,
 ) -> Result<String> {
+    let findings = detect::detect_session(detect::registry(), &session.messages);
+    render_with(session, findings, selector, format, templates, redact)
+}
+
+/// [`render`] with the session's findings already detected (on the transcript as
+/// written), for a caller that looked at them first.
+pub fn render_with(
+    session: &Session,
+    mut findings: Vec<Finding>,
+    selector: Selector,
+    format: &str,
+    templates: &templates::Templates,
+    redact: Option<&[String]>,
+) -> Result<String> {
     let exporter = export::by_id(format)?;
-    let mut findings = detect::detect_session(detect::registry(), &session.messages);
     let mut session = session.clone();
     let redactor = redact.map(|extra| Redactor::for_meta(&session.meta, extra)).transpose()?;
     // Findings quote the transcript as written (summaries, commands): redact them too.
