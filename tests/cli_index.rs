@@ -369,6 +369,7 @@ fn wrong_arguments_exit_2_with_one_line() {
         vec!["show", seed, "--range", "9..3"],
         vec!["report", seed, "--arc", "x..y"],
         vec!["show", seed, "--no-redact", "--redact-patterns", "p.txt"],
+        vec!["report", seed, "--session", "no-such-session"],
     ] {
         let out = debrief(&ix).args(&args).output().unwrap();
         let err = stderr_of(&out);

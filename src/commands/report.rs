@@ -64,10 +64,10 @@ fn pick_session(sessions: Vec<Session>, wanted: Option<&str>) -> Result<Session>
     match matching.len() {
         1 => Ok(matching.remove(0)),
         0 if total == 0 => bail!("no session found in the paths given"),
-        0 => bail!("no session id starts with `{}` ({total} sessions read)", wanted.unwrap_or_default()),
+        0 => crate::usage!("no session id starts with `{}` ({total} sessions read)", wanted.unwrap_or_default()),
         n => {
             let ids: Vec<String> = matching.iter().take(10).map(|s| s.meta.id.clone()).collect();
-            bail!(
+            crate::usage!(
                 "{n} sessions found; choose one with --session ID: {}{}",
                 ids.join(", "),
                 if n > 10 { ", …" } else { "" }

@@ -188,8 +188,22 @@ fn pluralize(n: Value, singular: Option<String>, plural: Option<String>) -> Stri
     if one { singular.unwrap_or_default() } else { plural.unwrap_or_else(|| "s".to_string()) }
 }
 
+/// `name|article` → "a Codex CLI session" wording: "a NAME" or "an NAME" by the
+/// name's first letter; `article(true)` starts a sentence ("An Aider").
+fn article(name: String, capital: Option<bool>) -> String {
+    let an = name.chars().next().is_some_and(|c| "aeioAEIO".contains(c));
+    let a = match (an, capital.unwrap_or(false)) {
+        (true, true) => "An",
+        (true, false) => "an",
+        (false, true) => "A",
+        (false, false) => "a",
+    };
+    format!("{a} {name}")
+}
+
 pub fn register(env: &mut Environment<'static>) {
     env.add_filter("pluralize", pluralize);
+    env.add_filter("article", article);
     env.add_filter("plain", plain);
     env.add_filter("clip", clip);
     env.add_filter("basename", basename);
@@ -209,6 +223,13 @@ pub fn register(env: &mut Environment<'static>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn articles_follow_the_first_letter() {
+        assert_eq!(article("Aider".into(), Some(true)), "An Aider");
+        assert_eq!(article("OpenHands".into(), None), "an OpenHands");
+        assert_eq!(article("Claude Code".into(), Some(true)), "A Claude Code");
+    }
 
     #[test]
     fn fences_outgrow_backticks_inside() {
