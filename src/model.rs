@@ -97,6 +97,10 @@ pub struct SessionMeta {
     pub parent_session: Option<String>,
     /// For subagent sessions: the id of the tool call in the parent that spawned it.
     pub parent_call: Option<String>,
+    /// For forks (a branch the user rewound away from, kept because commands ran on it):
+    /// the message of the parent session after which the branch left the conversation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_after: Option<u32>,
     /// Message count (set by whoever consumed the messages).
     pub messages: u32,
 }
@@ -209,6 +213,12 @@ pub struct Call {
     /// The shell command line when the call ran one.
     pub command: Option<String>,
     pub result: Option<CallResult>,
+    /// For a call that reads or waits on a process an earlier call started (Claude Code's
+    /// `BashOutput`/`TaskOutput` of a background command, Codex's `write_stdin`): the id of
+    /// that earlier call. Its output and exit status arrive here, in this call's result;
+    /// `command` stays empty so that a poll is not mistaken for running the command again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continues: Option<String>,
 }
 
 /// What a tool call returned.
@@ -219,6 +229,14 @@ pub struct CallResult {
     pub is_error: bool,
     /// The user or the harness stopped the call before it finished.
     pub interrupted: bool,
+    /// The tool stopped waiting before the process ended: a blocking read of a background
+    /// task that returned on its timeout, a shell tool's "command timed out".
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timed_out: bool,
+    /// The process was still running when this result was written (started in the
+    /// background, or a read that returned before it ended).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub running: bool,
     pub timestamp: Option<DateTime<Utc>>,
     /// Source line the result was recorded on (line-oriented formats).
     pub line: Option<u32>,

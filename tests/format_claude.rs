@@ -5,7 +5,7 @@ mod common;
 
 use common::{call_counts, corpus, parse, real};
 use debrief::formats;
-use debrief::model::{Origin, Role};
+use debrief::model::{Message, Origin, Role};
 
 /// (file, messages, calls, shell commands, failed calls, calls without result)
 const REAL: &[(&str, usize, usize, usize, usize, usize)] = &[
@@ -122,6 +122,30 @@ fn a_rewind_drops_the_abandoned_branch() {
     assert_eq!((r.exit_code, r.is_error, r.line), (Some(0), false, Some(13)));
     assert_eq!(parsed.bad.iter().map(|b| b.line).collect::<Vec<_>>(), vec![Some(20)]);
     assert_eq!(s.meta.title.as_deref(), Some("CSV export off-by-one"));
+    // A command ran on the abandoned branch: it is kept as a fork of the conversation,
+    // linked to the message after which it left it.
+    assert_eq!(parsed.sessions.len(), 2);
+    let fork = &parsed.sessions[1];
+    assert!(fork.meta.id.starts_with("fork-"), "{}", fork.meta.id);
+    assert_eq!(fork.meta.parent_session.as_deref(), Some(s.meta.id.as_str()));
+    assert_eq!(fork.meta.forked_after, Some(3));
+    assert_eq!(fork.messages.iter().map(|m| m.line.unwrap()).collect::<Vec<_>>(), vec![5, 6, 8]);
+    assert_eq!(fork.messages[0].text, "Fix it and rewrite the tests to match.");
+    assert!(fork.messages[1].commands().any(|c| c.contains("rm tests")));
+}
+
+#[test]
+fn an_abandoned_branch_where_nothing_ran_is_a_retry_and_kept_nowhere() {
+    // The same rewind, but the abandoned reply called no tool: the prompt was re-asked.
+    let text = std::fs::read_to_string(corpus("claude-code/rewind-compact.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("s.jsonl");
+    let kept: Vec<&str> = lines.iter().enumerate().filter(|(i, _)| ![5, 6].contains(i)).map(|(_, l)| *l).collect();
+    std::fs::write(&file, kept.join("\n") + "\n").unwrap();
+    let parsed = formats::parse_file(&file, None).unwrap();
+    assert_eq!(parsed.sessions.len(), 1);
+    assert!(parsed.sessions[0].messages.iter().all(|m| !m.text.contains("rewrite the tests")));
 }
 
 #[test]
@@ -236,9 +260,80 @@ fn a_rewind_after_an_index_run_drops_the_branch_on_the_next_run() {
     f.write_all((lines[8..].join("\n") + "\n").as_bytes()).unwrap();
     drop(f);
     assert!(run(&["index", dir.to_str().unwrap()]).status.success());
-    assert_eq!(hits("\"rewrite the tests\""), 0, "the abandoned branch left the index");
+    // The abandoned branch left the main session and is its own fork session now.
+    let out = String::from_utf8_lossy(&run(&["search", "\"rewrite the tests\"", "--json"]).stdout).to_string();
+    let hit: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(out.lines().count(), 1);
+    assert!(hit["session"].as_str().unwrap().starts_with("fork-"), "{hit}");
     assert_eq!(hits("\"keep the existing tests\""), 1);
     let sessions = String::from_utf8_lossy(&run(&["sessions", "--json"]).stdout).to_string();
-    let s: serde_json::Value = serde_json::from_str(sessions.lines().next().unwrap()).unwrap();
-    assert_eq!(s["messages"], 10);
+    let all: Vec<serde_json::Value> = sessions.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let main = all.iter().find(|s| !s["session"].as_str().unwrap().starts_with("fork-")).unwrap();
+    assert_eq!(main["messages"], 10);
+    assert_eq!(all.len(), 2);
+}
+
+#[test]
+fn subagent_records_in_the_main_file_are_sessions_of_their_own() {
+    // Claude Code 1.0.x wrote a Task's subagent records into the main file
+    // (`isSidechain: true`, the main `sessionId`, no `agentId`); two run in parallel here.
+    let parsed = formats::parse_file(&corpus("claude-code/sidechains-inline.jsonl"), None).unwrap();
+    assert_eq!(parsed.sessions.len(), 3);
+    let main = &parsed.sessions[0];
+    assert_eq!(main.meta.id, "7a4c2e10-5b3d-4f9a-8c21-0e6d9b1f2a37");
+    assert!(main.messages.iter().all(|m| !m.sidechain));
+    assert_eq!(main.messages.iter().filter(|m| m.is_typed_user()).count(), 1, "subagent prompts are not the user's");
+    let tasks = &main.message(2).unwrap().calls;
+    assert!(tasks[1].result.as_ref().unwrap().output.contains("timeout=0"));
+    for (sub, call, first, tool) in [
+        (&parsed.sessions[1], "toolu_TA", "Find every place the worker reconnects", "Bash"),
+        (&parsed.sessions[2], "toolu_TB", "Find every BRPOP/BLPOP call", "Grep"),
+    ] {
+        assert_eq!(sub.meta.parent_session.as_deref(), Some(main.meta.id.as_str()));
+        assert_eq!(sub.meta.parent_call.as_deref(), Some(call));
+        assert_eq!(sub.messages.len(), 3, "{}", sub.meta.id);
+        assert!(sub.messages.iter().all(|m| m.sidechain));
+        assert!(sub.messages[0].text.starts_with(first));
+        assert_eq!(sub.messages[1].calls[0].name, tool);
+        assert!(sub.messages[1].calls[0].result.is_some(), "the interleaved result is joined in its own session");
+    }
+}
+
+#[test]
+fn harness_text_queued_prompts_and_background_reads() {
+    let parsed = formats::parse_file(&corpus("claude-code/background-queued.jsonl"), None).unwrap();
+    assert!(parsed.bad.is_empty() && parsed.unknown.is_empty(), "{:?} {:?}", parsed.bad, parsed.unknown);
+    let s = &parsed.sessions[0];
+    let typed: Vec<&str> = s.messages.iter().filter(|m| m.is_typed_user()).map(|m| m.text.as_str()).collect();
+    // Every prompt the person typed, in order, and nothing else: the IDE note, the task
+    // notification and the reminder are system text; the prompt queued mid-turn is kept.
+    assert_eq!(
+        typed,
+        vec![
+            "start the dev server and check that /health answers",
+            "it uses port 5174 now, not 5173",
+            "still not answering — did you start it again after the port change?",
+        ]
+    );
+    let system: Vec<&Message> = s.messages.iter().filter(|m| m.role == Role::System).collect();
+    assert_eq!(system.len(), 3);
+    assert!(system[0].text.starts_with("<ide_opened_file>"));
+    assert!(system[1].text.starts_with("<task-notification>"));
+    assert!(system[2].text.starts_with("<system-reminder>") && !system[2].text.contains("still not answering"));
+    // The background command, and the reads that carry its output and how it ended.
+    let dev = &s.message(3).unwrap().calls[0];
+    let r = dev.result.as_ref().unwrap();
+    assert_eq!((r.running, r.exit_code), (true, None));
+    let first_read = &s.message(4).unwrap().calls[0];
+    assert_eq!(first_read.continues.as_deref(), Some(dev.id.as_str()));
+    assert_eq!(first_read.command, None, "a read is not a second run of the command");
+    let r = first_read.result.as_ref().unwrap();
+    assert_eq!((r.timed_out, r.running, r.exit_code), (true, true, None));
+    let last_read = &s.message(6).unwrap().calls[0];
+    assert_eq!(last_read.continues.as_deref(), Some(dev.id.as_str()));
+    let r = last_read.result.as_ref().unwrap();
+    assert_eq!((r.timed_out, r.running, r.exit_code), (false, false, Some(1)));
+    // A foreground command the Bash tool gave up on.
+    let probe = s.message(8).unwrap().calls[0].result.as_ref().unwrap();
+    assert_eq!((probe.timed_out, probe.is_error, probe.exit_code), (true, true, None));
 }

@@ -71,7 +71,9 @@ fn sample_reports_match_snapshots() {
             .and_then(|p| p.strip_prefix(common::corpus("")).ok())
             .map(|p| p.components().next().map(|c| c.as_os_str().to_string_lossy().into_owned()).unwrap_or_default());
         let name = format!("{}-{stem}", dir.unwrap_or_default());
-        for s in common::parse(&path) {
+        for (i, s) in common::parse(&path).into_iter().enumerate() {
+            // A file's other sessions (subagents, abandoned branches) by their id.
+            let name = if i == 0 { name.clone() } else { format!("{name}.{}", s.meta.id) };
             let (a, z) = arc_of(&s);
             let ep = episode_of(&s);
             for fmt in ["md", "html"] {

@@ -61,11 +61,12 @@ pub fn run(_cli: &Cli, args: &ShowArgs) -> Result<i32> {
             if !args.json {
                 print_header(&mut out, s, style)?;
             }
+            let started = commands_by_call(s);
             for m in s.messages.iter().filter(|m| range.is_none_or(|r| r.contains(m.idx))) {
                 if args.json {
                     writeln!(out, "{}", message_json(s, m, args.max_output))?;
                 } else {
-                    print_message(&mut out, m, style, args.full)?;
+                    print_message(&mut out, m, style, args.full, &started)?;
                 }
             }
         }
@@ -93,6 +94,9 @@ pub fn message_json(s: &Session, m: &Message, max_output: Option<usize>) -> serd
                 "exit_code": r.and_then(|r| r.exit_code),
                 "is_error": r.map(|r| r.is_error),
                 "interrupted": r.map(|r| r.interrupted),
+                "timed_out": r.map(|r| r.timed_out),
+                "running": r.map(|r| r.running),
+                "continues": c.continues,
                 "input": c.input,
             })
         })
@@ -126,7 +130,16 @@ fn print_header(out: &mut impl Write, s: &Session, style: Style) -> Result<()> {
         s.messages.len(),
         when
     )?;
-    writeln!(out, "{}\n", style.dim(&display_path(&m.source)))?;
+    writeln!(out, "{}", style.dim(&display_path(&m.source)))?;
+    if let Some(parent) = &m.parent_session {
+        let how = match (m.forked_after, &m.parent_call) {
+            (Some(n), _) => format!("abandoned branch of session {parent}: it left the conversation after [msg {n}]"),
+            (None, Some(call)) => format!("subagent of session {parent}, run by its call {call}"),
+            (None, None) => format!("subagent of session {parent}"),
+        };
+        writeln!(out, "{}", style.dim(&how))?;
+    }
+    writeln!(out)?;
     Ok(())
 }
 
@@ -135,7 +148,22 @@ fn trim_chars(s: &str, n: usize) -> (String, usize) {
     if total <= n { (s.to_string(), 0) } else { (s.chars().take(n).collect(), total - n) }
 }
 
-fn print_message(out: &mut impl Write, m: &Message, style: Style, full: bool) -> Result<()> {
+/// Where each call of a session ran its command: what a later read of the same
+/// process's output points back to.
+fn commands_by_call(s: &Session) -> std::collections::HashMap<&str, (u32, &str)> {
+    s.messages
+        .iter()
+        .flat_map(|m| m.calls.iter().filter_map(move |c| Some((c.id.as_str(), (m.idx, c.command.as_deref()?)))))
+        .collect()
+}
+
+fn print_message(
+    out: &mut impl Write,
+    m: &Message,
+    style: Style,
+    full: bool,
+    started: &std::collections::HashMap<&str, (u32, &str)>,
+) -> Result<()> {
     let role = match (m.role, m.origin) {
         (Role::User, Origin::Interrupt) => style.yellow("user (interrupt)"),
         (Role::User, _) => style.green("user"),
@@ -186,6 +214,11 @@ fn print_message(out: &mut impl Write, m: &Message, style: Style, full: bool) ->
                 writeln!(out, "  {} {}", style.bold(&c.name), style.dim(&format!("{shown}{ellipsis}")))?;
             }
         }
+        if let Some((idx, cmd)) = c.continues.as_deref().and_then(|id| started.get(id)) {
+            let (cmd, more) = trim_chars(cmd.lines().next().unwrap_or(""), 120);
+            let ellipsis = if more > 0 { "…" } else { "" };
+            writeln!(out, "    {}", style.dim(&format!("↳ output of `{cmd}{ellipsis}` [msg {idx}]")))?;
+        }
         let Some(r) = &c.result else {
             writeln!(out, "    {}", style.dim("(no result)"))?;
             continue;
@@ -209,6 +242,12 @@ fn print_message(out: &mut impl Write, m: &Message, style: Style, full: bool) ->
         }
         if r.interrupted {
             status.push("interrupted".into());
+        }
+        if r.timed_out {
+            status.push("timed out".into());
+        }
+        if r.running {
+            status.push("still running".into());
         }
         if !status.is_empty() {
             let s = status.join(", ");

@@ -400,7 +400,7 @@ impl Parser {
             Some(c) => serde_json::json!({ "command": c }),
             None => serde_json::Value::Null,
         };
-        msg.calls.push(Call { id: id.clone(), name: name.to_string(), input, command, result: None });
+        msg.calls.push(Call { id: id.clone(), name: name.to_string(), input, command, result: None, continues: None });
         msg.text = text;
         let (result, rest) = run_output(name, notes);
         match result {

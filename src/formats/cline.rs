@@ -365,6 +365,7 @@ fn parse(input: &mut Input, sink: &mut dyn Sink, format: &str, agent: &str) -> R
                                     input: Value::Object(c.params),
                                     command,
                                     result: None,
+                                    continues: None,
                                 });
                             }
                         }
@@ -377,7 +378,7 @@ fn parse(input: &mut Input, sink: &mut dyn Sink, format: &str, agent: &str) -> R
                             let input = b.get("input").cloned().unwrap_or(Value::Null);
                             let command = super::claude::shell_command(&name, &input);
                             let id = b.get("id").and_then(Value::as_str).unwrap_or("").to_string();
-                            calls.push(Call { id, name, input, command, result: None });
+                            calls.push(Call { id, name, input, command, result: None, continues: None });
                         }
                         Some(other) => sink.unknown(&format!("assistant/{other}")),
                         None => {}

@@ -695,7 +695,7 @@ fn response_item(
             let input: Value = serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_string()));
             let command = command_of(&name, &input);
             let id = p.call_id.as_deref().or(p.id.as_deref()).unwrap_or("").to_string();
-            add_call(st, asm, Call { id, name, input, command, result: None }, timestamp, at, sink)
+            add_call(st, asm, Call { id, name, input, command, result: None, continues: None }, timestamp, at, sink)
         }
         "custom_tool_call" => {
             let name = p.name.as_deref().unwrap_or("").to_string();
@@ -704,7 +704,14 @@ fn response_item(
                 None => Value::Null,
             };
             let id = p.call_id.as_deref().or(p.id.as_deref()).unwrap_or("").to_string();
-            add_call(st, asm, Call { id, name, input, command: None, result: None }, timestamp, at, sink)
+            add_call(
+                st,
+                asm,
+                Call { id, name, input, command: None, result: None, continues: None },
+                timestamp,
+                at,
+                sink,
+            )
         }
         "local_shell_call" => {
             let action: Value = p.action.and_then(|a| serde_json::from_str(a.get()).ok()).unwrap_or(Value::Null);
@@ -713,7 +720,7 @@ fn response_item(
             add_call(
                 st,
                 asm,
-                Call { id, name: "local_shell".into(), input: action, command, result: None },
+                Call { id, name: "local_shell".into(), input: action, command, result: None, continues: None },
                 timestamp,
                 at,
                 sink,
@@ -726,7 +733,14 @@ fn response_item(
             add_call(
                 st,
                 asm,
-                Call { id, name: "web_search".into(), input: action, command: None, result: Some(result) },
+                Call {
+                    id,
+                    name: "web_search".into(),
+                    input: action,
+                    command: None,
+                    result: Some(result),
+                    continues: None,
+                },
                 timestamp,
                 at,
                 sink,

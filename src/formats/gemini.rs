@@ -157,8 +157,9 @@ fn tool_call(tc: &Value) -> Call {
         timestamp: timestamp_of(tc),
         line: None,
         output,
+        ..CallResult::default()
     });
-    Call { id, name, input, command, result }
+    Call { id, name, input, command, result, continues: None }
 }
 
 /// A session-file message record → a message (None for records that say nothing).
@@ -504,7 +505,7 @@ impl Format for GeminiCheckpoint {
                     let input = fc.get("args").cloned().unwrap_or(Value::Null);
                     let id = open.id_for(fc.get("id").and_then(Value::as_str), &name);
                     let command = command_of(&name, &input);
-                    calls.push(Call { id, name, input, command, result: None });
+                    calls.push(Call { id, name, input, command, result: None, continues: None });
                 } else if let Some(fr) = part.get("functionResponse") {
                     let name = fr.get("name").and_then(Value::as_str).unwrap_or("");
                     let (output, is_error) = response_output(fr);
@@ -661,7 +662,7 @@ impl Format for GeminiStream {
                     let input = ev.get("parameters").cloned().unwrap_or(Value::Null);
                     let id = ev.get("tool_id").and_then(Value::as_str).unwrap_or("").to_string();
                     let command = command_of(&name, &input);
-                    let call = Call { id, name, input, command, result: None };
+                    let call = Call { id, name, input, command, result: None, continues: None };
                     let key = format!("gemini-reply-{turn}");
                     if let Some(last) = asm.last_mut(&key) {
                         last.calls.push(call);

@@ -209,7 +209,7 @@ pub(crate) fn tool_calls(v: Option<&Value>, n: &mut u32) -> Vec<Call> {
             .or_else(|| input.get("cmd").and_then(Value::as_str))
             .map(str::to_string)
             .or_else(|| super::claude::shell_command(&name, &input));
-        out.push(Call { id, name, input, command, result: None });
+        out.push(Call { id, name, input, command, result: None, continues: None });
     }
     out
 }
@@ -321,6 +321,7 @@ impl Conversation {
                             input: serde_json::json!({ "command": command }),
                             command: Some(command),
                             result: None,
+                            continues: None,
                         });
                     }
                 }

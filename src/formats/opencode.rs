@@ -98,7 +98,15 @@ fn tool_result(state: &Value) -> Option<CallResult> {
             let output = state.get("error").and_then(Value::as_str).unwrap_or("").to_string();
             let interrupted = output.to_ascii_lowercase().contains("aborted");
             let exit_code = state.pointer("/metadata/exit").and_then(Value::as_i64).map(|c| c as i32);
-            Some(CallResult { is_error: true, interrupted, exit_code, output, timestamp, line: None })
+            Some(CallResult {
+                is_error: true,
+                interrupted,
+                exit_code,
+                output,
+                timestamp,
+                line: None,
+                ..CallResult::default()
+            })
         }
         _ => None,
     }
@@ -165,7 +173,7 @@ fn message(info: &Value, parts: &[Value], sink: &mut dyn Sink, meta: &mut Sessio
                 };
                 let result = tool_result(&state);
                 let id = p.get("callID").and_then(Value::as_str).unwrap_or("").to_string();
-                calls.push(Call { id, name, input, command, result });
+                calls.push(Call { id, name, input, command, result, continues: None });
             }
             "step-start" | "step-finish" | "snapshot" | "patch" | "retry" | "agent" => {}
             other => sink.unknown(&format!("part/{other}")),

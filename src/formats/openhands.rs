@@ -395,7 +395,7 @@ impl Conversation {
                         .and_then(|r| r.get("id"))
                         .and_then(Value::as_str)
                         .map(str::to_string);
-                    let call = Call { id: call_id, name, input, command, result: None };
+                    let call = Call { id: call_id, name, input, command, result: None, continues: None };
                     let step = Step { thought: arg("thought"), thinking: String::new(), response, timestamp };
                     self.add_call(asm, call, step, sink)?;
                 }
@@ -459,6 +459,7 @@ impl Conversation {
             interrupted: observation == "user_rejected",
             timestamp,
             line: None,
+            ..CallResult::default()
         };
         if !V0_RESULTS.contains(&observation) {
             sink.unknown(&format!("observation:{observation}"));
@@ -523,7 +524,7 @@ impl Conversation {
                 let thought = content_text(e.get("thought"));
                 let thinking = e.get("reasoning_content").and_then(Value::as_str).unwrap_or("").to_string();
                 let response = e.get("llm_response_id").and_then(Value::as_str).map(str::to_string);
-                let call = Call { id, name, input: action, command, result: None };
+                let call = Call { id, name, input: action, command, result: None, continues: None };
                 self.add_call(asm, call, Step { thought, thinking, response, timestamp }, sink)
             }
             "ObservationEvent" => {
@@ -539,7 +540,15 @@ impl Conversation {
                 let is_error = obs.and_then(|o| o.get("is_error")).and_then(Value::as_bool).unwrap_or(false)
                     || exit_code.is_some_and(|c| c > 0);
                 let interrupted = obs.and_then(|o| o.get("timeout")).and_then(Value::as_bool).unwrap_or(false);
-                let r = CallResult { output, exit_code, is_error, interrupted, timestamp, line: None };
+                let r = CallResult {
+                    output,
+                    exit_code,
+                    is_error,
+                    interrupted,
+                    timestamp,
+                    line: None,
+                    ..CallResult::default()
+                };
                 self.result(asm, &id, r, sink)
             }
             "AgentErrorEvent" | "UserRejectObservation" => {

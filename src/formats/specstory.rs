@@ -541,7 +541,7 @@ fn is_blank(seg: &Segment) -> bool {
 
 /// A call named after the line it starts on, so that a resumed read names it alike.
 fn new_call(line: u32, name: &str, input: serde_json::Value, command: Option<String>) -> Call {
-    Call { id: format!("specstory-L{line}"), name: name.to_string(), input, command, result: None }
+    Call { id: format!("specstory-L{line}"), name: name.to_string(), input, command, result: None, continues: None }
 }
 
 fn result(output: String, line: u32) -> CallResult {

@@ -261,6 +261,7 @@ fn read_history(history: &[Value], steps: &[Value], sink: &mut dyn Sink) -> Vec<
                             input: serde_json::json!({ "command": a }),
                             command: Some(a.clone()),
                             result: None,
+                            continues: None,
                         });
                     }
                     _ => {}
@@ -324,6 +325,7 @@ fn read_steps(steps: &[Value], sink: &mut dyn Sink) -> Vec<Message> {
                 input: serde_json::json!({ "command": action }),
                 command: Some(action),
                 result,
+                continues: None,
             });
         }
         msgs.push(Message { role: Role::Assistant, origin: Origin::Typed, text, calls, ..Message::default() });

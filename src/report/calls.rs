@@ -29,6 +29,9 @@ pub struct CallFacts {
     pub command: Option<String>,
     /// The command clipped to one line, for prose.
     pub command_short: Option<String>,
+    /// For a read of a background command's output: that command (set by the report
+    /// builder, which sees the whole session).
+    pub continues: Option<String>,
     /// The part of the command line that did the work (`python -m pytest tests/ -q`
     /// out of `cd x && TZ=UTC python -m pytest tests/ -q | tail -3`), for titles.
     pub core: Option<String>,
@@ -201,6 +204,7 @@ impl CallFacts {
         CallFacts {
             tool,
             command_short: call.command.as_deref().map(|c| clip(&one_line(c), 140)),
+            continues: None,
             command: call.command.clone(),
             core: core.or_else(|| call.command.as_deref().map(|c| clip(&one_line(c), 100))),
             action,

@@ -387,7 +387,22 @@ pub struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     pub fn new(session: &'a Session, findings: &'a [Finding], glossary: &'a Glossary) -> Builder<'a> {
-        let calls = session.messages.iter().map(|m| m.calls.iter().map(|c| CallFacts::of(c, m)).collect()).collect();
+        let mut calls: Vec<Vec<CallFacts>> =
+            session.messages.iter().map(|m| m.calls.iter().map(|c| CallFacts::of(c, m)).collect()).collect();
+        // A read of a background command's output reports that command's exit: it names
+        // the command it continues.
+        let started: std::collections::HashMap<&str, &str> = session
+            .messages
+            .iter()
+            .flat_map(|m| m.calls.iter().filter_map(|c| Some((c.id.as_str(), c.command.as_deref()?))))
+            .collect();
+        for (m, facts) in session.messages.iter().zip(&mut calls) {
+            for (c, f) in m.calls.iter().zip(facts.iter_mut()) {
+                if let Some(cmd) = c.continues.as_deref().and_then(|id| started.get(id)) {
+                    f.continues = Some(super::text::clip(&super::text::one_line(cmd), 140));
+                }
+            }
+        }
         Builder { session, findings, glossary, calls }
     }
 
