@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{call_counts, corpus, parse, real};
+use common::{call_counts, corpus, parse};
 use debrief::formats;
 use debrief::model::{Origin, Role};
 
@@ -61,11 +61,44 @@ fn calls_carry_commands_outputs_and_exit_codes_in_every_shape() {
 }
 
 #[test]
-fn envelope_without_conversation_is_an_empty_session_not_an_error() {
-    let parsed = formats::parse_file(&real("codex/ryoppippi_ccusage/session-alpha.jsonl"), None).unwrap();
-    assert_eq!(parsed.format.id(), "codex");
-    assert!(parsed.bad.is_empty());
-    assert_eq!(parsed.sessions[0].messages.len(), 0);
+fn rollout_without_a_message_is_an_error_naming_the_file() {
+    // A session opened and left before the first prompt, as CLI 0.1xx writes it:
+    // session_meta, turn_context and a token count, no conversation. Saying so beats an
+    // empty success.
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("rollout-2026-05-25T14-04-56-019e5f73-0000-7000-8000-000000000001.jsonl");
+    std::fs::write(
+        &path,
+        concat!(
+            r#"{"timestamp":"2026-05-25T14:04:56.203Z","type":"session_meta","payload":{"id":"019e5f73-0000-7000-8000-000000000001","timestamp":"2026-05-25T14:04:56.084Z","cwd":"/home/ana/app","originator":"codex_cli_rs","cli_version":"0.133.0","source":"cli"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-05-25T14:04:57.001Z","type":"turn_context","payload":{"cwd":"/home/ana/app","approval_policy":"on-request","model":"gpt-5.5"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-05-25T14:04:57.002Z","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":null}}"#,
+            "\n",
+            "{not json\n",
+        ),
+    )
+    .unwrap();
+    let err = formats::parse_file(&path, None).err().expect("no message is an error");
+    assert_eq!(
+        format!("{err:#}"),
+        format!(
+            "{}: no message in this Codex rollout (4 records: session_meta 1, turn_context 1, event_msg 1, unreadable 1)",
+            path.display()
+        )
+    );
+    // The command line says it once, naming the file, and fails.
+    let out = assert_cmd::Command::cargo_bin("debrief")
+        .unwrap()
+        .arg("show")
+        .arg(&path)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("debrief: {}: no message in this Codex rollout", path.display())), "{stderr}");
 }
 
 #[test]

@@ -505,6 +505,12 @@ impl Format for Codex {
         let mut asm = Assembler::from_resume(input.resume());
         let mut sink = CarrySink { inner: sink, response_items: st.carry.response_items };
         let mut repaired = None;
+        // What the file held, to say so when none of it is a message.
+        let mut kinds: Vec<(String, u32)> = Vec::new();
+        let mut count = |kind: &str| match kinds.iter_mut().find(|(k, _)| k == kind) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((kind.to_string(), 1)),
+        };
         loop {
             let Some(line) = input.next_line()? else { break };
             let at = At::of(&line);
@@ -525,9 +531,11 @@ impl Format for Codex {
                         "not a JSON object".to_string()
                     };
                     sink.bad(BadRecord { line: Some(at.line), reason });
+                    count("unreadable");
                     continue;
                 }
             };
+            count(rec.kind.as_deref().unwrap_or("untyped"));
             if let Some(note) = note {
                 sink.bad(BadRecord { line: Some(at.line), reason: note.into() });
             }
@@ -537,6 +545,16 @@ impl Format for Codex {
             sink.response_items = st.carry.response_items;
         }
         asm.finish(&mut sink)?;
+        if input.resume().is_none() && asm.next_idx() == 1 && !kinds.is_empty() {
+            let n: u32 = kinds.iter().map(|(_, n)| n).sum();
+            let held: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            anyhow::bail!(
+                "{}: no message in this Codex rollout ({n} record{}: {})",
+                input.path().display(),
+                if n == 1 { "" } else { "s" },
+                held.join(", ")
+            );
+        }
         let mut meta = st.meta;
         meta.format = "codex".into();
         meta.agent = "Codex CLI".into();
@@ -815,7 +833,7 @@ impl Format for CodexJson {
         let mut sink = super::NoRestart::whole_document(sink);
         let mut st = State::default();
         let mut asm = Assembler::new(0, 1);
-        match serde_json::from_slice::<Doc>(&all) {
+        let items = match serde_json::from_slice::<Doc>(&all) {
             Ok(doc) => {
                 if let Some(s) = doc.session {
                     st.meta.id = s.id.as_deref().unwrap_or("").to_string();
@@ -823,6 +841,7 @@ impl Format for CodexJson {
                         st.meta.saw_time(t);
                     }
                 }
+                let n = doc.items.len();
                 for (i, raw) in doc.items.into_iter().enumerate() {
                     let outcome = serde_json::from_str::<Payload>(raw.get())
                         .map_err(|e| json_reason(&e))
@@ -831,12 +850,20 @@ impl Format for CodexJson {
                         sink.bad(BadRecord { line: None, reason: format!("item {}: {reason}", i + 1) });
                     }
                 }
+                n
             }
             Err(e) => {
-                sink.bad(BadRecord { line: None, reason: format!("not a Codex session document: {}", json_reason(&e)) })
+                anyhow::bail!("{}: not a Codex session document: {}", input.path().display(), json_reason(&e))
             }
-        }
+        };
         asm.finish(&mut sink)?;
+        if asm.next_idx() == 1 {
+            anyhow::bail!(
+                "{}: no message in this Codex session document ({items} item{})",
+                input.path().display(),
+                if items == 1 { "" } else { "s" }
+            );
+        }
         let mut meta = st.meta;
         meta.format = "codex-json".into();
         meta.agent = "Codex CLI".into();
