@@ -6,20 +6,32 @@
 //! - `response_item` is the conversation as the model saw it and is canonical:
 //!   `message` (role user/assistant; `developer`/`system` and the harness's
 //!   `<environment_context>`/`<user_instructions>`/AGENTS.md turns become injected
-//!   system messages), `reasoning` (summary text goes to the next assistant message's
-//!   `thinking`), `function_call` / `custom_tool_call` / `local_shell_call` (calls; the
-//!   shell command line is recovered from `arguments`, a JSON *string*, for `shell`,
-//!   `shell_command`, `exec_command` and `container.exec`), and `function_call_output` /
-//!   `custom_tool_call_output` (joined to the call by `call_id`; exit code taken from the
-//!   JSON `metadata` or the "Exit code: N" / "Process exited with code N" header).
+//!   system messages; older writers leave `type` off), `reasoning` (summary text goes to
+//!   the next assistant message's `thinking`, and that message starts at it),
+//!   `function_call` / `custom_tool_call` / `local_shell_call` (calls; the shell command
+//!   line is recovered from `arguments` — a JSON string, or the object itself — for
+//!   `shell`, `shell_command`, `exec_command` and `container.exec`), and
+//!   `function_call_output` / `custom_tool_call_output` (joined to the call by `call_id`;
+//!   exit code from the JSON `metadata` or the unified-exec header, which is dropped
+//!   from the output; the plain-text answers of a sandbox denial, a failed spawn or a
+//!   refusal are errors).
+//! - A command left running ("Process running with session ID N") is completed by the
+//!   `write_stdin` polls of that session: its result gets their output and the exit code
+//!   it ended with (see [`Assembler::attach_partial`]); the polls keep their own output.
+//! - Code mode: an `exec` custom call runs JavaScript that calls `tools.*`
+//!   ([`code_mode`]). The cell is one call whose `command` lists the literal shell
+//!   commands it runs; its result is what the script printed, and `wait` calls on a cell
+//!   that yielded complete it.
 //! - Consecutive assistant output (text, reasoning, calls) between two user turns that
 //!   has no text in between is grouped: each assistant text starts a message, and the
 //!   calls that follow it belong to it, as a person reading the session would group them.
-//! - `event_msg` mostly duplicates response items (`user_message`, `agent_message`,
-//!   `agent_reasoning`) and is ignored once response items are seen, so the conversation
-//!   is not doubled; in event-only files (old versions) they are the conversation.
+//! - `event_msg` mostly duplicates response items (`user_message`, `agent_message`) and
+//!   is ignored once response items are seen, so the conversation is not doubled; in
+//!   event-only files (old versions) they are the conversation. `agent_reasoning` is
+//!   always thinking, kept once when the reasoning item beside it has the same text.
 //!   `turn_aborted` marks the pending calls as interrupted.
 //! - `compacted` becomes a compaction-summary system message.
+//! - A file that yields no message is an error naming the file and what it held.
 //!
 //! Older shapes, normalised into the same vocabulary:
 //! - The bare JSONL of 2025-05 to 2025-09 (same id, `codex`): line 1 is the session
