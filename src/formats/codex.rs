@@ -164,6 +164,19 @@ struct Cell {
     read: usize,
 }
 
+/// The patches a code-mode script applies through `tools.apply_patch(…)` with a literal
+/// argument: the files an `exec` cell edits, for the detectors that ask what changed.
+pub fn code_mode_patches(script: &str) -> Vec<String> {
+    code_mode::nested_calls(script)
+        .into_iter()
+        .filter(|n| n.tool == "apply_patch")
+        .filter_map(|n| match n.arg? {
+            Value::String(p) => Some(p),
+            v => v.get("input").or_else(|| v.get("patch")).and_then(Value::as_str).map(str::to_string),
+        })
+        .collect()
+}
+
 /// Join an argv array into one command line; `bash -lc SCRIPT` gives just the script.
 pub fn argv_to_command(parts: &[Value]) -> Option<String> {
     let words: Vec<&str> = parts.iter().filter_map(Value::as_str).collect();
