@@ -31,7 +31,7 @@ fn index_samples(ix: &Path) -> String {
     let out = debrief(ix)
         .arg("index")
         .arg(corpus("claude-code/ledger-timezone-fix.jsonl"))
-        .arg(corpus("codex/2026"))
+        .arg(corpus("codex/2026/03"))
         .output()
         .unwrap();
     assert!(out.status.success(), "index failed: {}", stderr_of(&out));

@@ -195,8 +195,8 @@ pub struct FileEdit {
     pub command: Option<usize>,
 }
 
-/// Edits a call made: edit tools' target files, files named in an `apply_patch` patch,
-/// and shell edits (`sed -i`, `perl -pi`, `patch`, `tee`, `> file`, `git apply` and
+/// Edits a call made: edit tools' target files, files named in an `apply_patch` patch
+/// (also one a Codex code-mode script applies), and shell edits (`sed -i`, `perl -pi`, `patch`, `tee`, `> file`, `git apply` and
 /// `git checkout -- file`, `apply_patch <<EOF`), each with the machine it happened on.
 /// Empty when the call changed no file it names (which does not prove it changed
 /// nothing: see [`only_looks`]).
@@ -221,6 +221,14 @@ pub fn edits(call: &Call) -> Vec<FileEdit> {
             files.push(String::from("(an unnamed file)"));
         }
         out.extend(files.into_iter().map(|file| FileEdit { file, place: None, command: None }));
+    }
+    // Codex code mode: an `exec` cell's script patches files through `tools.apply_patch`.
+    if call.name == "exec"
+        && let Some(script) = call.input.as_str()
+    {
+        for patch in crate::formats::codex::code_mode_patches(script) {
+            out.extend(patch_files(&patch).into_iter().map(|file| FileEdit { file, place: None, command: None }));
+        }
     }
     if let Some(cmd) = call.command.as_deref().filter(|_| !is_edit_tool(call)) {
         let script = shell::parse(cmd);
@@ -529,6 +537,10 @@ mod tests {
         let patch =
             "*** Begin Patch\n*** Update File: worker/backoff.py\n@@\n-x\n+y\n*** Add File: t.py\n*** End Patch";
         let c = Call { name: "apply_patch".into(), input: json!(patch), ..Call::default() };
+        assert_eq!(edited_files(&c), ["t.py", "worker/backoff.py"]);
+        // Codex code mode: the same patch through the `exec` tool's script.
+        let script = format!("await tools.apply_patch({});\ntext(\"patched\");", json!(patch));
+        let c = Call { name: "exec".into(), input: json!(script), ..Call::default() };
         assert_eq!(edited_files(&c), ["t.py", "worker/backoff.py"]);
         let view = Call {
             name: "str_replace_editor".into(),

@@ -409,6 +409,9 @@ impl Assembler {
                 if c.result.is_none() {
                     self.open_calls.insert(c.id.clone(), idx);
                     open += 1;
+                } else if self.open_calls.get(&c.id) == Some(&idx) {
+                    // Joined with `attach_partial`: still waiting for the rest.
+                    open += 1;
                 }
             }
             last.open = open;
@@ -496,10 +499,59 @@ impl Assembler {
         None
     }
 
-    /// Give every call still waiting an empty, interrupted result (the turn was aborted).
+    /// Join the first part of a result to a call that is not done yet (a process still
+    /// running, whose later output and exit code come with other records): the call
+    /// stays open, so its message waits, and [`Assembler::amend`] completes the result.
+    /// A forced flush or the end of the file sends the message with the result so far.
+    /// Returns the result back when no open call has that id.
+    pub fn attach_partial(&mut self, call_id: &str, result: CallResult) -> Option<CallResult> {
+        let Some(&idx) = self.open_calls.get(call_id) else { return Some(result) };
+        let Some(p) = self.pending.iter_mut().find(|p| p.msg.idx == idx) else { return Some(result) };
+        let Some(k) = p.msg.calls.iter().position(|c| c.id == call_id && c.result.is_none()) else {
+            return Some(result);
+        };
+        if let Some(l) = result.line {
+            Assembler::extend_end_line(&mut p.msg, l);
+        }
+        p.msg.calls[k].result = Some(result);
+        None
+    }
+
+    /// Change the result of a call joined with [`Assembler::attach_partial`] (more
+    /// output, how it ended); `done` settles the call. `line` is the record the change
+    /// came from: the message then spans it, so reading the message back from its lines
+    /// gives the same result. False when the call is no longer waiting.
+    pub fn amend(
+        &mut self,
+        call_id: &str,
+        line: Option<u32>,
+        done: bool,
+        change: impl FnOnce(&mut CallResult),
+    ) -> bool {
+        let Some(&idx) = self.open_calls.get(call_id) else { return false };
+        let Some(p) = self.pending.iter_mut().find(|p| p.msg.idx == idx) else { return false };
+        let Some(result) = p.msg.calls.iter_mut().find(|c| c.id == call_id).and_then(|c| c.result.as_mut()) else {
+            return false;
+        };
+        change(result);
+        if let Some(l) = line {
+            p.msg.end_line = Some(p.msg.end_line.map_or(l, |e| e.max(l)));
+        }
+        if done {
+            self.open_calls.remove(call_id);
+            p.open = p.open.saturating_sub(1);
+        }
+        true
+    }
+
+    /// Give every call still waiting an empty, interrupted result (the turn was aborted);
+    /// a result joined in part keeps what it has and is marked interrupted.
     pub fn interrupt_open(&mut self, timestamp: Option<chrono::DateTime<chrono::Utc>>, line: u32) {
         let ids: Vec<String> = self.open_calls.keys().cloned().collect();
         for id in ids {
+            if self.amend(&id, Some(line), true, |r| r.interrupted = true) {
+                continue;
+            }
             let r = CallResult { interrupted: true, timestamp, line: Some(line), ..CallResult::default() };
             let _ = self.attach(&id, r);
         }

@@ -244,7 +244,10 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
         let (metas, input_state) = match outcome {
             Ok(v) => v,
             Err(e) => {
-                summary.unreadable.push((c.path.clone(), format!("{e:#}")));
+                // The summary names the file itself; a reader's error may name it too.
+                let why = format!("{e:#}");
+                let why = why.strip_prefix(&format!("{}: ", c.path.display())).map_or(why.clone(), str::to_string);
+                summary.unreadable.push((c.path.clone(), why));
                 // Leave no half-written state: forget the file so the next run starts over.
                 state.files.remove(&c.path);
                 continue;
