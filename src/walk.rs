@@ -142,6 +142,21 @@ pub fn without_default_folder() -> &'static [(&'static str, &'static str)] {
     ]
 }
 
+/// Why a folder named on the command line gave no transcript (no file in it is of a
+/// format debrief knows), for its one line of error.
+pub fn empty_folder_reason(dir: &Path) -> String {
+    let has = |name: &str| dir.join(name).is_file();
+    if !has("api_conversation_history.json") && (has("ui_messages.json") || has("task_metadata.json")) {
+        return "a Cline / Roo Code task folder without api_conversation_history.json (the conversation); nothing to read".into();
+    }
+    let empty = std::fs::read_dir(dir).map(|mut rd| rd.next().is_none()).unwrap_or(false);
+    if empty {
+        "empty folder; no transcript to read".into()
+    } else {
+        "no transcript found in this folder (no file of a format debrief knows)".into()
+    }
+}
+
 /// File names worth sniffing inside folders. Files named explicitly are always tried.
 fn worth_sniffing(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");

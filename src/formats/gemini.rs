@@ -578,16 +578,19 @@ impl Format for GeminiStream {
     fn sniff(&self, _path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let mut score = 0;
+        // Wrappers that record the stream may write records of their own first: look at
+        // the first lines, judging each by its own top-level fields.
         for l in text.lines().take(20) {
             let l = l.trim();
             if !l.starts_with('{') {
                 continue;
             }
-            if l.contains("\"type\":\"init\"") && l.contains("\"session_id\"") && l.contains("\"model\"") {
-                return 90;
-            }
-            if l.contains("\"type\":\"tool_use\"") && l.contains("\"tool_name\"") && l.contains("\"tool_id\"") {
-                score = 80;
+            let Ok(ev) = serde_json::from_str::<Value>(l) else { continue };
+            let has = |k: &str| ev.get(k).is_some_and(|v| !v.is_null());
+            match ev.get("type").and_then(Value::as_str) {
+                Some("init") if has("session_id") && has("model") => return 90,
+                Some("tool_use") if has("tool_name") && has("tool_id") => score = 80,
+                _ => {}
             }
         }
         score
