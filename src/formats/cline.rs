@@ -93,8 +93,11 @@ fn which(path: &Path) -> (&'static str, &'static str) {
 fn sniff_content(path: &Path, head: &[u8]) -> u8 {
     let text = String::from_utf8_lossy(head);
     let t = text.trim_start();
-    let compact: String = t.chars().take(64).filter(|c| !c.is_whitespace()).collect();
-    if !compact.starts_with("[{\"role\":") && !compact.starts_with("[{\"content\":") {
+    // The Anthropic `MessageParam[]`: `{role: user|assistant, content}` items. The chat
+    // panel's `ui_messages.json` beside it (`{ts, type, say|ask, text}`) is not it.
+    let Some(first) = super::first_item_fields(t, 0) else { return 0 };
+    let role = super::field(&first, "role").and_then(|r| serde_json::from_str::<String>(r).ok());
+    if !(role.is_some_and(|r| r == "user" || r == "assistant") && super::field(&first, "content").is_some()) {
         return 0;
     }
     let named = path.file_name().is_some_and(|n| n == "api_conversation_history.json");
