@@ -88,6 +88,16 @@ pub fn default_sources() -> Vec<Source> {
         }
         _ => {}
     }
+    // pi keeps `<agent dir>/sessions/--<cwd>--/*.jsonl`; `$PI_CODING_AGENT_DIR` moves the agent dir.
+    match (std::env::var_os("PI_CODING_AGENT_DIR").map(PathBuf::from), &home) {
+        (Some(dir), _) => {
+            out.push(Source { agent: "pi", path: dir.join("sessions"), from_env: Some("PI_CODING_AGENT_DIR") })
+        }
+        (None, Some(h)) => {
+            out.push(Source { agent: "pi", path: h.join(".pi").join("agent").join("sessions"), from_env: None })
+        }
+        _ => {}
+    }
     // mini-swe-agent saves its last run in its config folder (platformdirs).
     let mini = std::env::var_os("MSWEA_GLOBAL_CONFIG_DIR").map(PathBuf::from);
     let config = directories::BaseDirs::new().map(|d| d.config_dir().join("mini-swe-agent"));

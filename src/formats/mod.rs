@@ -17,6 +17,7 @@ pub mod markdown;
 pub mod openai_chat;
 pub mod opencode;
 pub mod openhands;
+pub mod pi;
 pub mod specstory;
 pub mod swe_agent;
 
@@ -51,7 +52,7 @@ pub trait Format: Send + Sync {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 16] = [
+    static ALL: [&dyn Format; 17] = [
         &claude::ClaudeCode,
         &codex::Codex,
         &claude::ClaudeCodeWeb,
@@ -68,6 +69,7 @@ pub fn all() -> &'static [&'static dyn Format] {
         &swe_agent::SweAgent,
         &openai_chat::OpenAiChat,
         &openhands::OpenHands,
+        &pi::Pi,
     ];
     &ALL
 }
