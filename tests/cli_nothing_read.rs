@@ -46,12 +46,14 @@ fn a_forced_format_that_reads_nothing_says_so() {
     let tmp = tempfile::tempdir().unwrap();
     let f = write(tmp.path(), "export.jsonl", BLOCK_EXPORT);
     for cmd in ["show", "detect"] {
-        let out = debrief(&tmp.path().join("ix")).arg(cmd).arg(&f).args(["--format", "gemini-stream"]).output().unwrap();
+        let out =
+            debrief(&tmp.path().join("ix")).arg(cmd).arg(&f).args(["--format", "gemini-stream"]).output().unwrap();
         assert_eq!(out.status.code(), Some(1), "{cmd}");
         let lines = stderr_lines(&out);
         assert_eq!(lines.len(), 1, "{cmd}: {lines:?}");
         assert!(
-            lines[0].contains("export.jsonl: read as Gemini CLI (format gemini-stream), but no message was found in it"),
+            lines[0]
+                .contains("export.jsonl: read as Gemini CLI (format gemini-stream), but no message was found in it"),
             "{cmd}: {lines:?}"
         );
     }
