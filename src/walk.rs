@@ -307,19 +307,17 @@ fn special_kind(meta: &std::fs::Metadata) -> &'static str {
     "not a file"
 }
 
-/// OpenHands keeps a conversation as one JSON file per event in an `events/` folder.
-/// Found in a folder walk, the folder becomes one candidate: its first event file,
-/// with the folder's total size and latest mtime, so that a new event makes the
-/// index read the conversation again (the OpenHands parser reads the siblings).
+/// OpenHands keeps a conversation as one JSON file per event in a folder (the SDK's
+/// `events/`, or wherever a conversation was saved). The folder becomes one candidate:
+/// its first event file, with the folder's total size and latest mtime, so that a new
+/// event makes the index read the conversation again (the OpenHands parser reads the
+/// siblings). Event files named one by one (a shell glob) are one conversation too.
 fn collapse_event_folders(out: &mut Vec<Candidate>) {
     use crate::formats::openhands::event_folder_index;
     let mut firsts: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
     let mut keep = vec![true; out.len()];
     for i in 0..out.len() {
         let c = &out[i];
-        if c.explicit {
-            continue;
-        }
         let Some(dir) = c.path.parent().map(Path::to_path_buf) else { continue };
         let Some(n) = event_folder_index(&c.path) else { continue };
         match firsts.get(&dir).copied() {
