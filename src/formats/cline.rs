@@ -225,7 +225,7 @@ fn push_para(out: &mut String, s: &str) {
 /// "[execute_command for 'npm test'] Result:" → ("execute_command", rest of the block).
 /// The output may start on the header's own line ("[attempt_completion] Result: Done").
 fn result_header(text: &str) -> Option<(&str, &str)> {
-    let t = text.strip_prefix('[')?;
+    let t = text.trim_start().strip_prefix('[')?;
     let first_len = t.find('\n').unwrap_or(t.len());
     let first = &t[..first_len];
     // The header's end: the last "] Result:" / "] Error:" of the first line (a command in
@@ -619,6 +619,8 @@ mod tests {
             Some(("execute_command", "Command executed.\nOutput:\na.txt"))
         );
         assert_eq!(exit_code_of("Output:\nboom\nExit Code: 1 (Error - command failed)"), Some(1));
+        // A block that starts with a line break before the header.
+        assert_eq!(result_header("\n[execute_command for 'ls'] Result:\nout"), Some(("execute_command", "out")));
         assert_eq!(feedback_of("<answer>\nyes, port 8080\n</answer>").as_deref(), Some("yes, port 8080"));
         assert_eq!(
             exit_code_of("Command executed in terminal within working directory '/x'. Exit code: 2\nOutput:"),
