@@ -37,6 +37,13 @@ fn look_alike_lists_are_not_claimed() {
     assert_eq!(claimed("T-5f2a.json", AMP_ITEMS), None, "Amp {{role, text}} items are not an OpenAI chat");
     assert_eq!(claimed("chat.json", COPILOT_HISTORY), None, "a Copilot history is not a SWE-agent trajectory");
     assert_eq!(claimed("ui_messages.json", CLINE_UI), None, "Cline's ui_messages.json is not a conversation");
+    // An OpenAI chat with a `parts` key somewhere later is not a Gemini history: Gemini's
+    // first `Content` has the `parts`.
+    let chat = r#"[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok", "metadata": {"parts": [1]}}]"#;
+    assert_eq!(claimed("chat.json", chat), Some("openai-chat"));
+    assert_eq!(claimed("chat.json", &format!(r#"{{"history": {AMP_ITEMS}}}"#)), None);
+    let gemini = r#"{"authType": "oauth-personal", "history": [{"role": "user", "parts": [{"text": "hi"}]}]}"#;
+    assert_eq!(claimed("checkpoint-x.json", gemini), Some("gemini-checkpoint"));
     // Wrapped in `{messages: […]}` the Amp items are still not chat messages.
     assert_eq!(claimed("thread.json", &format!(r#"{{"id": "T-5f2a", "messages": {AMP_ITEMS}}}"#)), None);
 }

@@ -545,10 +545,18 @@ impl Format for GeminiCheckpoint {
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let t = text.trim_start();
-        let compact: String = t.chars().take(200).filter(|c| !c.is_whitespace()).collect();
-        let list = compact.starts_with("[{\"role\":") || compact.starts_with("[{\"parts\":");
-        let wrapped = compact.starts_with("{\"history\":[");
-        if !(list || wrapped) || !t.contains("\"parts\"") {
+        // The first `Content` of the list (or of `{history: […]}`): `parts`, and a Gemini
+        // role when it names one.
+        let first = if t.starts_with('[') {
+            super::first_item_fields(t, 0)
+        } else {
+            super::object_fields(t, 0)
+                .and_then(|top| super::field(&top, "history").and_then(|h| super::first_item_fields(h, 0)))
+        };
+        let Some(first) = first else { return 0 };
+        let parts = super::field(&first, "parts").is_some_and(|p| p.starts_with('['));
+        let role = super::field(&first, "role").map(|r| serde_json::from_str::<String>(r).unwrap_or_default());
+        if !parts || role.is_some_and(|r| r != "user" && r != "model") {
             return 0;
         }
         let named = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("checkpoint-"));
