@@ -9,6 +9,8 @@ fn main() {
     let code = match debrief::run(&cli) {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => 0,
+        // Said on stderr already, one line per file.
+        Err(e) if e.downcast_ref::<debrief::commands::Reported>().is_some() => 1,
         Err(e) if e.downcast_ref::<debrief::UsageError>().is_some() => {
             eprintln!("debrief: {e:#}");
             2

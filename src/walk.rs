@@ -88,6 +88,16 @@ pub fn default_sources() -> Vec<Source> {
         }
         _ => {}
     }
+    // pi keeps `<agent dir>/sessions/--<cwd>--/*.jsonl`; `$PI_CODING_AGENT_DIR` moves the agent dir.
+    match (std::env::var_os("PI_CODING_AGENT_DIR").map(PathBuf::from), &home) {
+        (Some(dir), _) => {
+            out.push(Source { agent: "pi", path: dir.join("sessions"), from_env: Some("PI_CODING_AGENT_DIR") })
+        }
+        (None, Some(h)) => {
+            out.push(Source { agent: "pi", path: h.join(".pi").join("agent").join("sessions"), from_env: None })
+        }
+        _ => {}
+    }
     // mini-swe-agent saves its last run in its config folder (platformdirs).
     let mini = std::env::var_os("MSWEA_GLOBAL_CONFIG_DIR").map(PathBuf::from);
     let config = directories::BaseDirs::new().map(|d| d.config_dir().join("mini-swe-agent"));
@@ -140,6 +150,21 @@ pub fn without_default_folder() -> &'static [(&'static str, &'static str)] {
         ("specstory", ".specstory/history/*.md in each project"),
         ("swe-agent", "*.traj under trajectories/ where SWE-agent ran"),
     ]
+}
+
+/// Why a folder named on the command line gave no transcript (no file in it is of a
+/// format debrief knows), for its one line of error.
+pub fn empty_folder_reason(dir: &Path) -> String {
+    let has = |name: &str| dir.join(name).is_file();
+    if !has("api_conversation_history.json") && (has("ui_messages.json") || has("task_metadata.json")) {
+        return "a Cline / Roo Code task folder without api_conversation_history.json (the conversation); nothing to read".into();
+    }
+    let empty = std::fs::read_dir(dir).map(|mut rd| rd.next().is_none()).unwrap_or(false);
+    if empty {
+        "empty folder; no transcript to read".into()
+    } else {
+        "no transcript found in this folder (no file of a format debrief knows)".into()
+    }
 }
 
 /// File names worth sniffing inside folders. Files named explicitly are always tried.
@@ -282,19 +307,17 @@ fn special_kind(meta: &std::fs::Metadata) -> &'static str {
     "not a file"
 }
 
-/// OpenHands keeps a conversation as one JSON file per event in an `events/` folder.
-/// Found in a folder walk, the folder becomes one candidate: its first event file,
-/// with the folder's total size and latest mtime, so that a new event makes the
-/// index read the conversation again (the OpenHands parser reads the siblings).
+/// OpenHands keeps a conversation as one JSON file per event in a folder (the SDK's
+/// `events/`, or wherever a conversation was saved). The folder becomes one candidate:
+/// its first event file, with the folder's total size and latest mtime, so that a new
+/// event makes the index read the conversation again (the OpenHands parser reads the
+/// siblings). Event files named one by one (a shell glob) are one conversation too.
 fn collapse_event_folders(out: &mut Vec<Candidate>) {
     use crate::formats::openhands::event_folder_index;
     let mut firsts: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
     let mut keep = vec![true; out.len()];
     for i in 0..out.len() {
         let c = &out[i];
-        if c.explicit {
-            continue;
-        }
         let Some(dir) = c.path.parent().map(Path::to_path_buf) else { continue };
         let Some(n) = event_folder_index(&c.path) else { continue };
         match firsts.get(&dir).copied() {

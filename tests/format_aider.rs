@@ -247,3 +247,106 @@ fn sniffing_tells_aider_from_other_markdown() {
     let design = common::root().join("docs/design.md");
     assert!(formats::detect(&design, &head(&design)).is_none());
 }
+
+/// Architect mode and confirmations, written after aider's `io.py`/`architect_coder.py`:
+/// `user_input` logs each line as `#### line` with a two-space break; the architect's
+/// reply is logged again that way when it is handed to the editor model; a confirmation
+/// that a group's earlier "all" answers is logged as a turn (`#### question…: all`); a
+/// Markdown heading in a reply has no line break.
+#[test]
+fn architect_echoes_headings_and_confirmations_are_not_requests() {
+    let history = [
+        "",
+        "# aider chat started at 2026-02-10 14:02:11",
+        "",
+        "> Aider v0.86.1  ",
+        "> Main model: o3 with architect edit format  ",
+        "",
+        "#### make the retry delay configurable  ",
+        "",
+        "#### 1. Design choices",
+        "",
+        "Read the delay from `RETRY_DELAY`, default 2 seconds.",
+        "",
+        "#### 2. Changes",
+        "",
+        "- `client.py`: use the setting in `fetch`.",
+        "",
+        "> Edit the files? (Y)es/(N)o [Yes]: y  ",
+        "",
+        "#### #### 1. Design choices  ",
+        "####   ",
+        "#### Read the delay from `RETRY_DELAY`, default 2 seconds.  ",
+        "####   ",
+        "#### #### 2. Changes  ",
+        "####   ",
+        "#### - `client.py`: use the setting in `fetch`.  ",
+        "",
+        "client.py",
+        "```python",
+        "DELAY = float(os.environ.get(\"RETRY_DELAY\", \"2\"))",
+        "```",
+        "",
+        "#### Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all  ",
+        "",
+        "> Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: a  ",
+        "",
+        "#### thanks, now add a test  ",
+        "",
+    ]
+    .join("\n");
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join(".aider.chat.history.md");
+    std::fs::write(&path, history).unwrap();
+    let parsed = formats::parse_file(&path, None).unwrap();
+    let s = &parsed.sessions[0];
+    let seen: Vec<(Role, Origin, Option<u32>)> = s.messages.iter().map(|m| (m.role, m.origin, m.line)).collect();
+    use Origin::*;
+    use Role::*;
+    assert_eq!(
+        seen,
+        vec![
+            (System, Injected, Some(4)),
+            (User, Typed, Some(7)),
+            (Assistant, Typed, Some(9)),
+            (System, Injected, Some(17)),
+            (System, Injected, Some(19)),
+            (Assistant, Typed, Some(27)),
+            (System, Injected, Some(32)),
+            (System, Injected, Some(34)),
+            (User, Typed, Some(36)),
+        ],
+        "{:#?}",
+        s.messages
+    );
+    assert!(s.message(3).unwrap().text.starts_with("#### 1. Design choices\n\nRead the delay"));
+    assert!(s.message(3).unwrap().text.contains("#### 2. Changes"), "the reply's headings stay in it");
+    let typed: Vec<&str> = s.messages.iter().filter(|m| m.role == User).map(|m| m.text.as_str()).collect();
+    assert_eq!(typed, ["make the retry delay configurable", "thanks, now add a test"]);
+}
+
+/// The real history in ../shared/corpus-real-new (aider 0.86, 34 sessions, the same
+/// prompt re-sent while the model backend kept failing): every `#### ` line is a typed
+/// turn, and no line is lost.
+#[test]
+fn the_real_opencoder_history_reads_every_turn() {
+    let path = common::root().join("../shared/corpus-real-new/aider/Asphyksia_OpenCoder/.aider.chat.history.md");
+    if !path.exists() {
+        eprintln!("skipping: ../shared is absent");
+        return;
+    }
+    let parsed = formats::parse_file(&path, None).unwrap();
+    assert!(parsed.bad.is_empty() && parsed.unknown.is_empty());
+    assert_eq!(parsed.sessions.len(), 34);
+    let typed = parsed.sessions.iter().flat_map(|s| &s.messages).filter(|m| m.role == Role::User).count();
+    assert_eq!(typed, 32);
+    let same = parsed
+        .sessions
+        .iter()
+        .flat_map(|s| &s.messages)
+        .filter(|m| m.role == Role::User && m.text == "Crea una función hello world en un archivo nuevo")
+        .count();
+    assert_eq!(same, 11);
+    let lost = uncovered_lines(&path, &parsed.sessions, |l| l.starts_with("# aider chat started at "));
+    assert!(lost.is_empty(), "{:?}", &lost[..lost.len().min(5)]);
+}

@@ -31,3 +31,32 @@ fn checkpoint_history_joins_function_responses() {
     assert_eq!(parsed.bad.len(), 1, "content 9 has no parts: {:?}", parsed.bad);
     assert_eq!(parsed.unknown.get("part/executableCode"), Some(&1));
 }
+
+/// The real Gemini CLI history in ../shared/corpus-real-new: a Gemini API `Content[]`
+/// array that opens with a `<session_context>` preamble and a `<state_snapshot>`
+/// compression summary.
+#[test]
+fn the_real_content_array_reads_with_its_preamble_and_summary() {
+    let path = common::root().join("../shared/corpus-real-new/gemini_cli/google-gemini_gemini-cli/trajectory.json");
+    if !path.exists() {
+        eprintln!("skipping: ../shared is absent");
+        return;
+    }
+    let parsed = formats::parse_file(&path, None).unwrap();
+    assert_eq!(parsed.format.id(), "gemini-checkpoint");
+    let s = &parsed.sessions[0];
+    let first = &s.messages[0];
+    assert_eq!((first.role, first.origin), (Role::System, Origin::Injected), "the preamble");
+    assert_eq!(s.meta.cwd.as_deref(), Some("/Users/ntaylormullen/GitHub/gemini-cli2"));
+    let second = &s.messages[1];
+    assert_eq!((second.role, second.origin), (Role::System, Origin::CompactSummary));
+    // 6 typed user turns; 45 functionCall parts, each answered; one functionResponse
+    // whose call the history no longer holds stays a tool message.
+    let typed = s.messages.iter().filter(|m| m.role == Role::User).count();
+    assert_eq!(typed, 6);
+    let calls: Vec<_> = s.messages.iter().flat_map(|m| &m.calls).collect();
+    assert_eq!((calls.len(), calls.iter().filter(|c| c.result.is_none()).count()), (45, 0));
+    assert_eq!(s.messages.iter().filter(|m| m.role == Role::Tool).count(), 1);
+    let builds = calls.iter().filter(|c| c.command.as_deref().is_some_and(|c| c.contains("npm run build"))).count();
+    assert!(builds >= 8, "{builds}");
+}

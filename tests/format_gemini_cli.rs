@@ -119,3 +119,30 @@ fn a_growing_jsonl_is_read_again_without_doubling() {
     let s: serde_json::Value = serde_json::from_str(sessions.lines().next().unwrap()).unwrap();
     assert_eq!(s["messages"], 5);
 }
+
+/// A `toolCalls` record that carries its result but no `status` (other writers of the
+/// session format leave it out) still has its result.
+#[test]
+fn a_tool_call_without_status_keeps_its_result() {
+    let doc = serde_json::json!({
+        "sessionId": "7d6c5b4a-3f2e-4d1c-9b0a-8f7e6d5c4b3a",
+        "projectHash": "c0ffee",
+        "startTime": "2026-03-01T09:00:00.000Z",
+        "lastUpdated": "2026-03-01T09:01:00.000Z",
+        "messages": [
+            {"id": "m1", "timestamp": "2026-03-01T09:00:00.000Z", "type": "user", "content": "build it"},
+            {"id": "m2", "timestamp": "2026-03-01T09:00:05.000Z", "type": "gemini", "content": "Building.",
+             "toolCalls": [{"id": "run_shell_command-1", "name": "run_shell_command", "args": {"command": "make"},
+                "result": [{"functionResponse": {"id": "run_shell_command-1", "name": "run_shell_command",
+                    "response": {"output": "make: *** No rule to make target 'all'.\nExit Code: 2"}}}]}]}
+        ]
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("session-2026-03-01T09-00-7d6c5b4a.json");
+    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let parsed = formats::parse_file(&path, None).unwrap();
+    let call = &parsed.sessions[0].messages[1].calls[0];
+    let r = call.result.as_ref().expect("the result is kept");
+    assert_eq!((r.exit_code, r.is_error), (Some(2), true));
+    assert!(r.output.starts_with("make: ***"));
+}

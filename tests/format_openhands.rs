@@ -173,3 +173,70 @@ fn indexing_a_folder_reads_each_event_folder_once() {
     assert_eq!(hits.len(), 1, "{hits:?}");
     assert_eq!(hits[0]["session"], "5b0e9c1d2f3a4b6c8d7e9f0a1b2c3d4e");
 }
+
+/// A V1 conversation saved to a folder of its own (not the SDK's `events/`), with an
+/// action whose reasoning is only in `thinking_blocks` (Anthropic models): written after
+/// the software-agent-sdk event shapes (`kind`, `tool_call_id`, `observation.exit_code`).
+#[test]
+fn a_saved_v1_folder_is_one_conversation_with_thinking_blocks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("saved-run");
+    std::fs::create_dir(&dir).unwrap();
+    let events = [
+        serde_json::json!({"id": "e0", "timestamp": "2026-02-18T19:10:19.390505", "source": "user", "kind": "MessageEvent",
+            "llm_message": {"role": "user", "content": [{"type": "text", "text": "why does make fail?"}]}}),
+        serde_json::json!({"id": "e1", "timestamp": "2026-02-18T19:10:25.100000", "source": "agent", "kind": "ActionEvent",
+            "thought": [{"type": "text", "text": "Running make."}],
+            "thinking_blocks": [{"type": "thinking", "thinking": "Reproduce the failure first.", "signature": "c2ln"}],
+            "action": {"command": "make", "is_input": false, "kind": "TerminalAction"},
+            "tool_name": "terminal", "tool_call_id": "toolu_01", "llm_response_id": "r1"}),
+        serde_json::json!({"id": "e2", "timestamp": "2026-02-18T19:10:27.400000", "source": "environment", "kind": "ObservationEvent",
+            "tool_name": "terminal", "tool_call_id": "toolu_01", "action_id": "e1",
+            "observation": {"content": [{"type": "text", "text": "make: *** [all] Error 2"}], "exit_code": 2, "is_error": false, "kind": "TerminalObservation"}}),
+    ];
+    for (i, e) in events.iter().enumerate() {
+        let name = format!("event-{i:05}-{}.json", ["12bead78-a27c", "b19b86a5-1b66", "9a788fe8-1a9d"][i]);
+        std::fs::write(dir.join(name), serde_json::to_vec(e).unwrap()).unwrap();
+    }
+    let out = debrief(&tmp.path().join("ix")).args(["show", "--json"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let msgs: Vec<Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(msgs.len(), 2, "{msgs:?}");
+    assert!(msgs.iter().all(|m| m["session"] == "saved-run"));
+    assert_eq!(msgs[1]["thinking"], "Reproduce the failure first.");
+    let call = &msgs[1]["calls"][0];
+    assert_eq!((call["command"].as_str(), call["exit_code"].as_i64()), (Some("make"), Some(2)));
+    assert_eq!(call["is_error"], true);
+}
+
+/// The real V1 conversation in ../shared/corpus-real-new: 14 event files in a folder
+/// named after the test case. Before, each file was a session of its own (results apart
+/// from their calls) — or, given the folder, the system prompt event was not recognised.
+#[test]
+fn the_real_v1_conversation_folder_reads_as_one_session() {
+    let dir = common::root()
+        .join("../shared/corpus-real-new/openhands/OpenHands_OpenHands-CLI/cli447_hi_followup_iterative_case_a");
+    if !dir.exists() {
+        eprintln!("skipping: ../shared is absent");
+        return;
+    }
+    let first = dir.join("event-00000-12bead78-a27c-4319-a401-d358f4b8de7d.json");
+    let s = &parse(&first)[0];
+    assert_eq!(s.meta.id, "cli447_hi_followup_iterative_case_a");
+    let users = s.messages.iter().filter(|m| m.role == Role::User).count();
+    let assistants = s.messages.iter().filter(|m| m.role == Role::Assistant).count();
+    assert_eq!((s.messages.len(), users, assistants), (11, 4, 6));
+    // 3 actions (file_editor view, terminal `ls -la`, finish), each with its observation.
+    assert_eq!(call_counts(s), (3, 1, 0, 0));
+    let ls = s.messages.iter().flat_map(|m| &m.calls).find(|c| c.name == "terminal").unwrap();
+    assert_eq!(ls.result.as_ref().unwrap().exit_code, Some(0));
+    // The actions' reasoning, from `thinking_blocks` and `reasoning_content`.
+    assert!(s.messages.iter().filter(|m| !m.calls.is_empty() && !m.thinking.is_empty()).count() >= 2);
+    // Named one by one (a shell glob), the files are still one conversation.
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = debrief(&tmp.path().join("ix")).arg("show").arg("--json").args(&files).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 11);
+}

@@ -7,14 +7,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde_json::json;
 
 use super::{Redaction, Style, display_path, format_arg, report_bad};
 use crate::cli::{Cli, DetectArgs};
 use crate::detect::prose::thousands;
 use crate::detect::{self, Detector, Finding, Released, SessionStats, Stream};
-use crate::formats::{self, Format, Input, Sink};
+use crate::formats::{self, Format, Input, Sink, Unread};
 use crate::model::{BadRecord, Message, Role, SessionMeta};
 use crate::walk;
 
@@ -34,27 +34,48 @@ pub fn run(_cli: &Cli, args: &DetectArgs) -> Result<i32> {
     let results = scan_files(&found, format, &detectors);
     let mut sessions: Vec<SessionFindings> = Vec::new();
     let mut read = 0usize;
+    // Files that were read or that a line was printed for.
+    let mut accounted: Vec<&Path> = Vec::new();
     for (c, result) in found.iter().zip(results) {
         match result {
-            Scan::Read { sessions: s, bad } => {
+            Scan::Read { format, sessions: s, bad } => {
                 report_bad(&c.path, &bad);
-                read += 1;
-                sessions.extend(s);
+                accounted.push(&c.path);
+                let messages = s.iter().map(|s| s.messages as u64).sum();
+                match Unread::of(Some(format), messages) {
+                    Some(why) => {
+                        eprintln!("debrief: {}: {why}", c.path.display());
+                        unreadable += 1;
+                    }
+                    None => {
+                        read += 1;
+                        sessions.extend(s);
+                    }
+                }
             }
             Scan::Unknown => {
                 if c.explicit {
-                    eprintln!("debrief: {}: not a transcript format debrief knows (try --format)", c.path.display());
+                    eprintln!("debrief: {}: {}", c.path.display(), Unread::UnknownFormat);
                     unreadable += 1;
+                    accounted.push(&c.path);
                 }
             }
             Scan::Failed(e) => {
                 eprintln!("debrief: {e}");
                 unreadable += 1;
+                accounted.push(&c.path);
             }
         }
     }
+    // A folder named on the command line that gave nothing, and no line said why.
+    for dir in args.paths.iter().filter(|p| p.is_dir()) {
+        if !accounted.iter().any(|p| p.starts_with(dir)) {
+            eprintln!("debrief: {}: {}", dir.display(), walk::empty_folder_reason(dir));
+            unreadable += 1;
+        }
+    }
     if read == 0 && unreadable > 0 {
-        bail!("no transcript could be read");
+        return Err(super::Reported.into());
     }
     let out = std::io::stdout();
     let mut out = out.lock();
@@ -110,6 +131,7 @@ impl SessionFindings {
 /// The outcome of reading one file.
 enum Scan {
     Read {
+        format: &'static dyn Format,
         sessions: Vec<SessionFindings>,
         bad: Vec<BadRecord>,
     },
@@ -181,7 +203,7 @@ fn scan_file(path: &Path, format: Option<&'static dyn Format>, detectors: &[&'st
             SessionFindings { meta, findings: run.findings, messages: run.places.len(), places: run.places }
         })
         .collect();
-    Scan::Read { sessions, bad }
+    Scan::Read { format, sessions, bad }
 }
 
 struct SessionRun {

@@ -42,6 +42,9 @@ pub fn run(cli: &Cli, args: &IndexArgs) -> Result<i32> {
         for (path, why) in &summary.unreadable {
             eprintln!("debrief: {}: {why}", path.display());
         }
+        for (path, why) in &summary.nothing_read {
+            eprintln!("debrief: {}: {why}", path.display());
+        }
         for (path, bad) in summary.bad.iter().take(SHOW_BAD) {
             match bad.line {
                 Some(l) => eprintln!("debrief: {}:{l}: {}", path.display(), redact(&bad.reason)),
@@ -79,6 +82,9 @@ fn write_log(ix: &IndexDir, s: &Summary) {
     let mut log = String::new();
     for (path, why) in &s.unreadable {
         let _ = writeln!(log, "{}: unreadable: {why}", path.display());
+    }
+    for (path, why) in &s.nothing_read {
+        let _ = writeln!(log, "{}: {why}", path.display());
     }
     for (path, bad) in &s.bad {
         match bad.line {
@@ -118,6 +124,13 @@ pub fn summary_line(s: &Summary, ix: &IndexDir) -> String {
     let mut problems = Vec::new();
     if !s.bad.is_empty() {
         problems.push(format!("{} bad record{}", s.bad.len(), plural(s.bad.len() as u64)));
+    }
+    if !s.nothing_read.is_empty() {
+        problems.push(format!(
+            "{} file{} read as no message",
+            s.nothing_read.len(),
+            plural(s.nothing_read.len() as u64)
+        ));
     }
     if !s.unreadable.is_empty() {
         problems.push(format!("{} unreadable file{}", s.unreadable.len(), plural(s.unreadable.len() as u64)));

@@ -13,11 +13,11 @@ pub mod sources;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 
 use crate::cli::{FilterArgs, RedactArgs};
-use crate::formats::{self, Format, ParsedFile};
+use crate::formats::{self, Format, ParsedFile, Unread};
 use crate::index::search::Filters;
 use crate::model::{BadRecord, Role, Session, SessionMeta};
 use crate::redact::{self, Redactor};
@@ -138,8 +138,10 @@ impl Redaction {
     }
 }
 
-/// Read every transcript under `paths`. Files that cannot be read are reported on
-/// stderr; the error is returned only when nothing could be read at all.
+/// Read every transcript under `paths`. Files that cannot be read, and files that a
+/// format claims but yields no message from, are reported on stderr, one line each;
+/// when nothing at all could be read the command fails ([`Reported`]: exit 1, nothing
+/// more printed).
 pub fn load(paths: &[PathBuf], format: Option<&'static dyn Format>) -> Result<Vec<ParsedFile>> {
     let mut problems = Vec::new();
     let found = walk::discover(paths, true, &mut problems);
@@ -149,44 +151,76 @@ pub fn load(paths: &[PathBuf], format: Option<&'static dyn Format>) -> Result<Ve
         eprintln!("debrief: {}: {why}", p.display());
         unreadable += 1;
     }
-    for c in found {
+    // Files that were read or that a line was printed for.
+    let mut accounted: Vec<&Path> = Vec::new();
+    for c in &found {
         let fmt = match format {
-            Some(f) => f,
+            Some(f) => Some(f),
             None => match formats::read_head(&c.path).map(|h| formats::detect(&c.path, &h)) {
-                Ok(Some(f)) => f,
-                Ok(None) => {
-                    if c.explicit {
-                        eprintln!(
-                            "debrief: {}: not a transcript format debrief knows (try --format)",
-                            c.path.display()
-                        );
-                        unreadable += 1;
-                    }
-                    continue;
-                }
+                Ok(f) => f,
                 Err(e) => {
                     eprintln!("debrief: {e:#}");
                     unreadable += 1;
+                    accounted.push(&c.path);
                     continue;
                 }
             },
         };
-        match formats::parse_file(&c.path, Some(fmt)) {
-            Ok(parsed) => {
-                report_bad(&c.path, &parsed.bad);
-                files.push(parsed);
-            }
-            Err(e) => {
-                eprintln!("debrief: {e:#}");
+        let parsed = match fmt {
+            Some(f) => match formats::parse_file(&c.path, Some(f)) {
+                Ok(parsed) => Some(parsed),
+                Err(e) => {
+                    eprintln!("debrief: {e:#}");
+                    unreadable += 1;
+                    accounted.push(&c.path);
+                    continue;
+                }
+            },
+            None => None,
+        };
+        let messages = parsed.as_ref().map_or(0, |p| p.sessions.iter().map(|s| s.messages.len() as u64).sum());
+        if let Some(p) = &parsed {
+            report_bad(&c.path, &p.bad);
+        }
+        match Unread::of(fmt, messages) {
+            // A file found in a folder walk that no format claims is not a transcript.
+            Some(Unread::UnknownFormat) if !c.explicit => {}
+            Some(why) => {
+                eprintln!("debrief: {}: {why}", c.path.display());
                 unreadable += 1;
+                accounted.push(&c.path);
+            }
+            None => {
+                files.extend(parsed);
+                accounted.push(&c.path);
             }
         }
     }
+    // A folder named on the command line that gave nothing, and no line said why.
+    for dir in paths.iter().filter(|p| p.is_dir()) {
+        if !accounted.iter().any(|p| p.starts_with(dir)) {
+            eprintln!("debrief: {}: {}", dir.display(), walk::empty_folder_reason(dir));
+            unreadable += 1;
+        }
+    }
     if files.is_empty() && unreadable > 0 {
-        bail!("no transcript could be read");
+        return Err(Reported.into());
     }
     Ok(files)
 }
+
+/// The command failed and has said why on stderr already: `main` exits 1 without
+/// printing more.
+#[derive(Debug)]
+pub struct Reported;
+
+impl std::fmt::Display for Reported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("no transcript could be read")
+    }
+}
+
+impl std::error::Error for Reported {}
 
 /// Print a file's bad records, one line each, redacted (a reason may quote the record).
 pub fn report_bad(path: &Path, bad: &[BadRecord]) {

@@ -38,6 +38,7 @@ pub fn run(cli: &Cli, args: &SourcesArgs) -> Result<i32> {
     };
     let folders: Vec<Folder> = walk::default_sources().into_iter().map(|s| folder(s, state.as_ref())).collect();
     let drift = state.as_ref().map(state::drift).unwrap_or_default();
+    let empty = state.as_ref().map(nothing_read).unwrap_or_default();
     let out = std::io::stdout();
     let mut out = out.lock();
     if args.json {
@@ -57,6 +58,7 @@ pub fn run(cli: &Cli, args: &SourcesArgs) -> Result<i32> {
                 "agent": agent,
                 "where": where_,
             })).collect::<Vec<_>>(),
+            "nothing_read": empty.iter().map(|(path, format)| json!({"path": path, "format": format})).collect::<Vec<_>>(),
             "drift": drift.iter().map(|((format, version, kind), (records, files))| json!({
                 "format": format,
                 "agent_version": if version.is_empty() { None } else { Some(version) },
@@ -110,6 +112,16 @@ pub fn run(cli: &Cli, args: &SourcesArgs) -> Result<i32> {
     if state.is_none() {
         return Ok(0);
     }
+    if !empty.is_empty() {
+        writeln!(
+            out,
+            "\n{}",
+            style.bold("Read as no message (a format claimed these files; nothing came out of them)")
+        )?;
+        for (path, format) in &empty {
+            writeln!(out, "  {format:<12} {}", display_path(path))?;
+        }
+    }
     writeln!(out, "\n{}", style.bold("Format drift (record types the parsers did not know, in indexed files)"))?;
     if drift.is_empty() {
         writeln!(out, "  none seen")?;
@@ -143,6 +155,14 @@ fn folder(s: walk::Source, state: Option<&State>) -> Folder {
 /// Files the index has read (of a known format), under `under` when given.
 fn indexed(state: &State, under: Option<&Path>) -> usize {
     state.files.iter().filter(|(p, fs)| !fs.format.is_empty() && under.is_none_or(|u| p.starts_with(u))).count()
+}
+
+/// Indexed files read with a format that gave no message, by path.
+fn nothing_read(state: &State) -> Vec<(PathBuf, String)> {
+    let mut out: Vec<(PathBuf, String)> =
+        state.files.iter().filter(|(_, fs)| fs.nothing_read).map(|(p, fs)| (p.clone(), fs.format.clone())).collect();
+    out.sort();
+    out
 }
 
 fn plural(n: usize) -> &'static str {

@@ -12,8 +12,12 @@
 //!   `#### <blank>` (older versions as an empty `#### ` line): both become an empty,
 //!   typed user message, which is what the empty-user-turn detector looks for. Turns
 //!   aider itself submitted (lint reflections `# Fix any errors below`, the help
-//!   coder's `# Question:`, "I added these files…", "I ran this command…") are
-//!   injected system messages.
+//!   coder's `# Question:`, "I added these files…", "I ran this command…"; a
+//!   confirmation aider answered itself, `#### Add file to the chat? … [Yes]: all`; in
+//!   architect mode the architect's reply logged again as the editor's turn) are
+//!   injected system messages. Aider writes each turn line with a two-space break, so
+//!   in a file that has them a `#### ` line without one (a Markdown heading in a reply)
+//!   is reply text.
 //! - `> ` lines are aider's own output (notes, warnings, token costs, lint and test
 //!   output). Each write ends in two spaces (a markdown line break); a multi-line write
 //!   puts `> ` on its first line only, and runs to the line ending in two spaces that
@@ -136,6 +140,9 @@ struct Parser {
     held: Option<(String, At)>,
     /// The file uses aider's two-space line breaks (not trimmed by an editor).
     breaks: bool,
+    /// The text of the session's last assistant reply (architect mode logs it again as
+    /// the editor's turn).
+    last_reply: Option<String>,
     path: std::path::PathBuf,
 }
 
@@ -157,6 +164,7 @@ impl Parser {
             held: None,
             // A resumed read starts after lines that showed the file's style.
             breaks: input.resume().is_some(),
+            last_reply: None,
             path,
         }
     }
@@ -238,7 +246,9 @@ impl Parser {
             }
             self.end_block(sink)?;
         }
-        if is_turn_line(&text) {
+        // A `####` line without aider's line break, in a file that has them, is not what
+        // the person typed: a Markdown heading opening the assistant's reply.
+        if is_turn_line(&text) && !(self.breaks && is_heading(&text)) {
             let continues = self.user.as_ref().is_some_and(|u| !u.closed) && self.notes.is_empty();
             if !continues {
                 self.end_block(sink)?;
@@ -335,6 +345,7 @@ impl Parser {
             self.metas.push(preamble_meta(&self.path));
         }
         self.session_used = true;
+        self.last_reply = None;
         let meta = self.meta();
         meta.id = session_id(when, started, &previous_id);
         if let Some(t) = started {
@@ -350,6 +361,7 @@ impl Parser {
         }
         self.close_piece();
         if let Some(r) = self.reply.take() {
+            self.last_reply = Some(normalized(&r.text));
             let msg = Message {
                 role: Role::Assistant,
                 origin: Origin::Typed,
@@ -384,7 +396,11 @@ impl Parser {
     fn push_turn(&mut self, turn: UserTurn, notes: Vec<Piece>, sink: &mut dyn Sink) -> Result<()> {
         let text = turn.lines.join("\n");
         let text = if text == "<blank>" { String::new() } else { text };
-        let (role, origin) = if INJECTED_TURNS.iter().any(|p| text.starts_with(p)) {
+        // Aider's own turns: lint reflections and the like, the answer it gives a
+        // confirmation for the person (a group's "all"), and in architect mode the
+        // architect's reply handed to the editor model.
+        let echo = !text.trim().is_empty() && self.last_reply.as_deref() == Some(normalized(&text).as_str());
+        let (role, origin) = if INJECTED_TURNS.iter().any(|p| text.starts_with(p)) || is_confirmation(&text) || echo {
             (Role::System, Origin::Injected)
         } else {
             (Role::User, Origin::Typed)
@@ -466,6 +482,27 @@ fn session_id(when: &str, started: Option<DateTime<Utc>>, previous: &str) -> Str
 
 fn is_turn_line(l: &str) -> bool {
     l.starts_with("#### ") || (l.starts_with("####") && l[4..].trim().is_empty())
+}
+
+/// A `####` line that aider did not write as a turn: text after the marker, no
+/// two-space line break, and not a command (`/run`, `!ls`), which older versions logged
+/// without one.
+fn is_heading(l: &str) -> bool {
+    let body = l.strip_prefix("####").unwrap_or(l).trim();
+    !l.ends_with("  ") && !body.is_empty() && !body.starts_with(['/', '!'])
+}
+
+/// "Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all":
+/// aider answering one of its confirmations itself (a group answered "all" or "skip").
+fn is_confirmation(text: &str) -> bool {
+    let first = text.lines().next().unwrap_or("");
+    first.contains("(Y)es/(N)o")
+        && first.rsplit_once("]: ").is_some_and(|(q, a)| q.contains(" [") && !a.trim().is_empty())
+}
+
+/// Text compared line by line without the whitespace around each line.
+fn normalized(text: &str) -> String {
+    text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("\n")
 }
 
 fn is_note_line(l: &str) -> bool {

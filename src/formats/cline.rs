@@ -93,8 +93,11 @@ fn which(path: &Path) -> (&'static str, &'static str) {
 fn sniff_content(path: &Path, head: &[u8]) -> u8 {
     let text = String::from_utf8_lossy(head);
     let t = text.trim_start();
-    let compact: String = t.chars().take(64).filter(|c| !c.is_whitespace()).collect();
-    if !compact.starts_with("[{\"role\":") && !compact.starts_with("[{\"content\":") {
+    // The Anthropic `MessageParam[]`: `{role: user|assistant, content}` items. The chat
+    // panel's `ui_messages.json` beside it (`{ts, type, say|ask, text}`) is not it.
+    let Some(first) = super::first_item_fields(t, 0) else { return 0 };
+    let role = super::field(&first, "role").and_then(|r| serde_json::from_str::<String>(r).ok());
+    if !(role.is_some_and(|r| r == "user" || r == "assistant") && super::field(&first, "content").is_some()) {
         return 0;
     }
     let named = path.file_name().is_some_and(|n| n == "api_conversation_history.json");
@@ -220,16 +223,30 @@ fn push_para(out: &mut String, s: &str) {
 }
 
 /// "[execute_command for 'npm test'] Result:" → ("execute_command", rest of the block).
+/// The output may start on the header's own line ("[attempt_completion] Result: Done").
 fn result_header(text: &str) -> Option<(&str, &str)> {
-    let t = text.strip_prefix('[')?;
-    let (first, rest) = t.split_once('\n').unwrap_or((t, ""));
-    let first = first.trim_end();
-    if !(first.ends_with("] Result:") || first.ends_with("] Error:")) {
-        return None;
-    }
+    let t = text.trim_start().strip_prefix('[')?;
+    let first_len = t.find('\n').unwrap_or(t.len());
+    let first = &t[..first_len];
+    // The header's end: the last "] Result:" / "] Error:" of the first line (a command in
+    // the header may itself hold "] Result:").
+    let (end, mark) = ["] Result:", "] Error:"]
+        .iter()
+        .filter_map(|m| first.rfind(m).map(|i| (i, m.len())))
+        .max_by_key(|(i, _)| *i)?;
     let name_end = first.find([' ', ']'])?;
     let name = &first[..name_end];
-    name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_').then_some((name, rest))
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    let same_line = first[end + mark..].trim();
+    let rest = if same_line.is_empty() {
+        t.get(first_len + 1..).unwrap_or("")
+    } else {
+        // Output on the header's line, and the lines after it.
+        t[end + mark..].trim_start_matches(' ')
+    };
+    Some((name, rest))
 }
 
 fn unwrap_typed(text: &str) -> String {
@@ -269,10 +286,13 @@ fn env_cwd(text: &str) -> Option<&str> {
     Some(&text[i..end])
 }
 
+/// "Exit code: N" (Roo Code: "… within working directory '/x'. Exit code: 2"; Cline
+/// builds that track exit codes: "Exit Code: 1 (Error - command failed)").
 fn exit_code_of(output: &str) -> Option<i32> {
     output.lines().find_map(|l| {
-        let i = l.find("Exit code: ")?;
-        l[i + "Exit code: ".len()..].split_whitespace().next()?.parse().ok()
+        let i = l.to_ascii_lowercase().find("exit code: ")?;
+        let n = l[i + "exit code: ".len()..].split(|c: char| !(c.is_ascii_digit() || c == '-')).next()?;
+        n.parse().ok()
     })
 }
 
@@ -339,6 +359,13 @@ fn parse(input: &mut Input, sink: &mut dyn Sink, format: &str, agent: &str) -> R
                 continue;
             }
         };
+        // A streaming placeholder (`partial: true`) is no one's turn: the finished
+        // message or block follows it.
+        let placeholder = |v: &Value| v.get("partial").and_then(Value::as_bool) == Some(true);
+        if placeholder(m) {
+            continue;
+        }
+        let blocks: Vec<Value> = blocks.into_iter().filter(|b| !placeholder(b)).collect();
         let summary = m.get("isSummary").and_then(Value::as_bool) == Some(true);
         match role {
             "assistant" => {
@@ -586,6 +613,15 @@ mod tests {
         assert_eq!(result_header("[execute_command for 'a] b'] Result:\nout"), Some(("execute_command", "out")));
         assert_eq!(result_header("[attempt_completion] Result:"), Some(("attempt_completion", "")));
         assert_eq!(result_header("[TASK RESUMPTION] This task was interrupted"), None);
+        // Output on the header's own line.
+        assert_eq!(result_header("[attempt_completion] Result: Done"), Some(("attempt_completion", "Done")));
+        assert_eq!(
+            result_header("[execute_command for 'ls'] Result: Command executed.\nOutput:\na.txt"),
+            Some(("execute_command", "Command executed.\nOutput:\na.txt"))
+        );
+        assert_eq!(exit_code_of("Output:\nboom\nExit Code: 1 (Error - command failed)"), Some(1));
+        // A block that starts with a line break before the header.
+        assert_eq!(result_header("\n[execute_command for 'ls'] Result:\nout"), Some(("execute_command", "out")));
         assert_eq!(feedback_of("<answer>\nyes, port 8080\n</answer>").as_deref(), Some("yes, port 8080"));
         assert_eq!(
             exit_code_of("Command executed in terminal within working directory '/x'. Exit code: 2\nOutput:"),

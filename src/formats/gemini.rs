@@ -99,6 +99,66 @@ fn response_output(fr: &Value) -> (String, bool) {
     }
 }
 
+/// A stream-json tool call's `parameters`: an object, or (as some wrappers record it)
+/// that object written as a string — JSON, or a Python literal (`{'command': 'ls',
+/// 'force': True}`).
+fn parameters(v: Option<&Value>) -> Value {
+    match v {
+        Some(Value::String(s)) => serde_json::from_str::<Value>(s)
+            .ok()
+            .filter(|v| v.is_object() || v.is_array())
+            .or_else(|| python_literal(s))
+            .unwrap_or_else(|| Value::String(s.clone())),
+        Some(v) => v.clone(),
+        None => Value::Null,
+    }
+}
+
+/// A Python literal of dicts, lists, tuples, strings, numbers, `True`/`False`/`None`,
+/// as JSON.
+fn python_literal(s: &str) -> Option<Value> {
+    let mut json = String::with_capacity(s.len() + 16);
+    let mut chars = s.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' | '"' => {
+                let mut text = String::new();
+                loop {
+                    match chars.next()? {
+                        '\\' => match chars.next()? {
+                            'n' => text.push('\n'),
+                            't' => text.push('\t'),
+                            'r' => text.push('\r'),
+                            '0' => text.push('\0'),
+                            other => text.push(other),
+                        },
+                        q if q == c => break,
+                        other => text.push(other),
+                    }
+                }
+                json.push_str(&serde_json::to_string(&text).ok()?);
+            }
+            '(' => json.push('['),
+            ')' => json.push(']'),
+            c if c.is_ascii_alphabetic() || c == '_' => {
+                let mut word = String::from(c);
+                while let Some(&n) = chars.peek().filter(|n| n.is_ascii_alphanumeric() || **n == '_') {
+                    word.push(n);
+                    chars.next();
+                }
+                json.push_str(match word.as_str() {
+                    "True" => "true",
+                    "False" => "false",
+                    "None" => "null",
+                    _ => return None,
+                });
+            }
+            c => json.push(c),
+        }
+    }
+    serde_json::from_str::<Value>(&json).ok().filter(|v| v.is_object() || v.is_array())
+}
+
 /// "Exit Code: N" as the shell tool reports it.
 fn exit_code_line(s: &str) -> Option<i32> {
     s.lines().find_map(|l| l.trim().strip_prefix("Exit Code:").and_then(|r| r.trim().parse().ok()))
@@ -148,8 +208,14 @@ fn tool_call(tc: &Value) -> Call {
     {
         output = d.clone();
     }
-    let has_result =
-        !status.is_empty() && !matches!(status, "scheduled" | "validating" | "executing" | "awaiting_approval");
+    // A record without `status` (written by other versions and tools) has a result when
+    // it carries one.
+    let carries =
+        tc.get("result").is_some_and(|r| !r.is_null()) || tc.get("resultDisplay").is_some_and(|r| !r.is_null());
+    let has_result = match status {
+        "" => carries,
+        s => !matches!(s, "scheduled" | "validating" | "executing" | "awaiting_approval"),
+    };
     let result = has_result.then(|| CallResult {
         exit_code: exit_code_line(&output),
         is_error: is_error || exit_code_line(&output).is_some_and(|c| c != 0),
@@ -445,9 +511,27 @@ impl OpenCalls {
     }
 }
 
-/// The context preamble Gemini CLI puts first in the history.
+/// The context preamble Gemini CLI puts first in the history (newer versions wrap it in
+/// `<session_context>`).
 fn is_context_preamble(text: &str) -> bool {
-    text.starts_with("This is the Gemini CLI. We are setting up the context for our chat.")
+    let t = text.strip_prefix("<session_context>").unwrap_or(text).trim_start();
+    t.starts_with("This is the Gemini CLI. We are setting up the context for our chat.")
+}
+
+/// The working folder the preamble names: "I'm currently working in the directory: …"
+/// (older) or the first of its "**Workspace Directories:**".
+fn preamble_cwd(text: &str) -> Option<&str> {
+    if let Some(dir) = text.lines().find_map(|l| l.strip_prefix("I'm currently working in the directory: ")) {
+        return Some(dir.trim());
+    }
+    let mut lines = text.lines().skip_while(|l| !l.contains("**Workspace Directories:**"));
+    lines.next()?;
+    lines.next()?.trim().strip_prefix("- ").map(str::trim)
+}
+
+/// The summary Gemini CLI puts in the history when it compresses the chat.
+fn is_compression_summary(text: &str) -> bool {
+    text.trim_start().starts_with("<state_snapshot>")
 }
 
 impl Format for GeminiCheckpoint {
@@ -462,10 +546,18 @@ impl Format for GeminiCheckpoint {
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let t = text.trim_start();
-        let compact: String = t.chars().take(200).filter(|c| !c.is_whitespace()).collect();
-        let list = compact.starts_with("[{\"role\":") || compact.starts_with("[{\"parts\":");
-        let wrapped = compact.starts_with("{\"history\":[");
-        if !(list || wrapped) || !t.contains("\"parts\"") {
+        // The first `Content` of the list (or of `{history: […]}`): `parts`, and a Gemini
+        // role when it names one.
+        let first = if t.starts_with('[') {
+            super::first_item_fields(t, 0)
+        } else {
+            super::object_fields(t, 0)
+                .and_then(|top| super::field(&top, "history").and_then(|h| super::first_item_fields(h, 0)))
+        };
+        let Some(first) = first else { return 0 };
+        let parts = super::field(&first, "parts").is_some_and(|p| p.starts_with('['));
+        let role = super::field(&first, "role").map(|r| serde_json::from_str::<String>(r).unwrap_or_default());
+        if !parts || role.is_some_and(|r| r != "user" && r != "model") {
             return 0;
         }
         let named = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("checkpoint-"));
@@ -546,13 +638,12 @@ impl Format for GeminiCheckpoint {
             let (role, origin) = match role {
                 "model" => (Role::Assistant, Origin::Typed),
                 _ if is_context_preamble(&text) => {
-                    if let Some(dir) =
-                        text.lines().find_map(|l| l.strip_prefix("I'm currently working in the directory: "))
-                    {
-                        meta.saw_cwd(dir.trim());
+                    if let Some(dir) = preamble_cwd(&text) {
+                        meta.saw_cwd(dir);
                     }
                     (Role::System, Origin::Injected)
                 }
+                _ if is_compression_summary(&text) => (Role::System, Origin::CompactSummary),
                 _ => (Role::User, Origin::Typed),
             };
             let m = Message { role, origin, text, thinking, calls, ..Message::default() };
@@ -579,16 +670,19 @@ impl Format for GeminiStream {
     fn sniff(&self, _path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let mut score = 0;
+        // Wrappers that record the stream may write records of their own first: look at
+        // the first lines, judging each by its own top-level fields.
         for l in text.lines().take(20) {
             let l = l.trim();
             if !l.starts_with('{') {
                 continue;
             }
-            if l.contains("\"type\":\"init\"") && l.contains("\"session_id\"") && l.contains("\"model\"") {
-                return 90;
-            }
-            if l.contains("\"type\":\"tool_use\"") && l.contains("\"tool_name\"") && l.contains("\"tool_id\"") {
-                score = 80;
+            let Ok(ev) = serde_json::from_str::<Value>(l) else { continue };
+            let has = |k: &str| ev.get(k).is_some_and(|v| !v.is_null());
+            match ev.get("type").and_then(Value::as_str) {
+                Some("init") if has("session_id") && has("model") => return 90,
+                Some("tool_use") if has("tool_name") && has("tool_id") => score = 80,
+                _ => {}
             }
         }
         score
@@ -602,6 +696,11 @@ impl Format for GeminiStream {
             let Some(line) = input.next_line()? else { break };
             let at = At::of(&line);
             if line.bytes.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            if !line.bytes.trim_ascii_start().starts_with(b"{") {
+                // What a wrapper or a hook printed into the recorded stream.
+                sink.unknown("non-JSON line");
                 continue;
             }
             let ev: Value = match serde_json::from_slice(line.bytes) {
@@ -659,7 +758,7 @@ impl Format for GeminiStream {
                 }
                 "tool_use" => {
                     let name = ev.get("tool_name").and_then(Value::as_str).unwrap_or("").to_string();
-                    let input = ev.get("parameters").cloned().unwrap_or(Value::Null);
+                    let input = parameters(ev.get("parameters"));
                     let id = ev.get("tool_id").and_then(Value::as_str).unwrap_or("").to_string();
                     let command = command_of(&name, &input);
                     let call = Call { id, name, input, command, result: None, continues: None };

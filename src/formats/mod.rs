@@ -17,6 +17,7 @@ pub mod markdown;
 pub mod openai_chat;
 pub mod opencode;
 pub mod openhands;
+pub mod pi;
 pub mod specstory;
 pub mod swe_agent;
 
@@ -51,7 +52,7 @@ pub trait Format: Send + Sync {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 16] = [
+    static ALL: [&dyn Format; 17] = [
         &claude::ClaudeCode,
         &codex::Codex,
         &claude::ClaudeCodeWeb,
@@ -68,6 +69,7 @@ pub fn all() -> &'static [&'static dyn Format] {
         &swe_agent::SweAgent,
         &openai_chat::OpenAiChat,
         &openhands::OpenHands,
+        &pi::Pi,
     ];
     &ALL
 }
@@ -88,6 +90,126 @@ pub fn detect(path: &Path, head: &[u8]) -> Option<&'static dyn Format> {
         .filter(|(score, _)| *score > 0)
         .max_by_key(|(score, _)| *score)
         .map(|(_, f)| f)
+}
+
+/// Why a file gave no transcript. Every command words it the same way, one line
+/// naming the file: `show`, `detect` and `report` fail on it, `index` lists it.
+#[derive(Clone, Copy)]
+pub enum Unread {
+    /// No format's sniffing claims the content.
+    UnknownFormat,
+    /// A format claimed the file (or `--format` forced one), the file is not empty,
+    /// and yet no message came out of it: not a success with nothing in it.
+    NoMessages(&'static dyn Format),
+}
+
+impl Unread {
+    /// The problem with a file that `format` (`None`: no format claims it) read into
+    /// `messages` messages; `None` when something was read.
+    pub fn of(format: Option<&'static dyn Format>, messages: u64) -> Option<Unread> {
+        match format {
+            None => Some(Unread::UnknownFormat),
+            Some(f) if messages == 0 => Some(Unread::NoMessages(f)),
+            Some(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Unread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unread::UnknownFormat => f.write_str("not a transcript format debrief knows (try --format)"),
+            Unread::NoMessages(format) => {
+                write!(f, "read as {} (format {}), but no message was found in it", format.agent(), format.id())
+            }
+        }
+    }
+}
+
+/// The keys of the JSON object that starts at byte `start` of `text` (which must be
+/// `{`), with the raw value text of each (cut short where `text` ends: sniffing sees
+/// only a file's head). `None` when no object starts there.
+pub fn object_fields(text: &str, start: usize) -> Option<Vec<(String, &str)>> {
+    let b = text.as_bytes();
+    if b.get(start) != Some(&b'{') {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut i = start + 1;
+    loop {
+        while i < b.len() && (b[i].is_ascii_whitespace() || b[i] == b',') {
+            i += 1;
+        }
+        if i >= b.len() || b[i] == b'}' || b[i] != b'"' {
+            return Some(out);
+        }
+        let key_end = string_end(b, i)?;
+        let key = serde_json::from_str::<String>(&text[i..key_end]).ok()?;
+        i = key_end;
+        while i < b.len() && (b[i].is_ascii_whitespace() || b[i] == b':') {
+            i += 1;
+        }
+        let value_start = i;
+        let mut depth = 0usize;
+        while i < b.len() {
+            match b[i] {
+                b'"' => match string_end(b, i) {
+                    Some(e) => {
+                        i = e;
+                        if depth == 0 {
+                            break;
+                        }
+                        continue;
+                    }
+                    None => i = b.len(),
+                },
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' if depth == 0 => break,
+                b'}' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        i += 1;
+                        break;
+                    }
+                }
+                b',' if depth == 0 => break,
+                _ => {}
+            }
+            i += 1;
+        }
+        out.push((key, text[value_start..i.min(b.len())].trim_end()));
+        if i >= b.len() {
+            return Some(out);
+        }
+    }
+}
+
+/// The byte after the JSON string that opens at `start`.
+fn string_end(b: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The fields of the first item of the JSON list that opens at byte `start` of `text`.
+pub fn first_item_fields(text: &str, start: usize) -> Option<Vec<(String, &str)>> {
+    let b = text.as_bytes();
+    if b.get(start) != Some(&b'[') {
+        return None;
+    }
+    let first = start + 1 + b[start + 1..].iter().position(|c| !c.is_ascii_whitespace())?;
+    object_fields(text, first)
+}
+
+/// The raw value of `key` among `fields`.
+pub fn field<'a>(fields: &[(String, &'a str)], key: &str) -> Option<&'a str> {
+    fields.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
 }
 
 /// Read the first [`SNIFF_BYTES`] of a file.
@@ -707,9 +829,7 @@ pub fn parse_file(path: &Path, format: Option<&'static dyn Format>) -> Result<Pa
         Some(f) => f,
         None => {
             let head = read_head(path)?;
-            detect(path, &head).ok_or_else(|| {
-                anyhow::anyhow!("{}: not a transcript format debrief knows (try --format)", path.display())
-            })?
+            detect(path, &head).ok_or_else(|| anyhow::anyhow!("{}: {}", path.display(), Unread::UnknownFormat))?
         }
     };
     let mut input = Input::open(path, None)?;
@@ -801,6 +921,21 @@ mod tests {
         let second = read_line_capped(&mut r, &mut buf, 100).unwrap();
         assert!(!second.overflowed);
         assert_eq!(buf, b"short\n");
+    }
+
+    #[test]
+    fn fields_of_a_cut_off_object() {
+        let t = r#"[ {"role": "user", "content": [{"type": "text", "text": "a \"}\" b"}], "ts": 3}, {"x"#;
+        let f = first_item_fields(t, 0).unwrap();
+        let keys: Vec<&str> = f.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["role", "content", "ts"]);
+        assert_eq!(field(&f, "role"), Some("\"user\""));
+        assert_eq!(field(&f, "ts"), Some("3"));
+        // The head ends inside a value: the keys seen so far.
+        let f = object_fields(r#"{"history": [{"role": "human", "text": "hel"#, 0).unwrap();
+        assert_eq!(f[0].0, "history");
+        assert!(field(&f, "history").unwrap().starts_with("[{"));
+        assert!(object_fields("[1]", 0).is_none());
     }
 
     #[test]

@@ -42,15 +42,18 @@ impl Format for OpenAiChat {
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let t = text.trim_start();
-        let compact: String = t.chars().take(4096).filter(|c| !c.is_whitespace()).collect();
-        let list = compact.starts_with("[{\"role\":") || compact.starts_with("[{\"content\":");
-        let wrapped = compact.starts_with('{')
-            && (compact.contains("\"messages\":[{\"role\":") || compact.contains("\"messages\":[{\"content\":"));
-        if !list && !wrapped {
-            return 0;
-        }
-        // SWE-agent trajectories also hold role lists; they have their own format.
-        if compact.contains("\"trajectory\":[") || compact.contains("\"history\":[") {
+        // The list itself, or the `messages` list of a wrapping object.
+        let first = if t.starts_with('[') {
+            super::first_item_fields(t, 0)
+        } else {
+            let top = super::object_fields(t, 0).unwrap_or_default();
+            // SWE-agent trajectories also hold role lists; they have their own format.
+            if super::field(&top, "trajectory").is_some() || super::field(&top, "history").is_some() {
+                return 0;
+            }
+            super::field(&top, "messages").and_then(|m| super::first_item_fields(m, 0))
+        };
+        if !first.as_deref().is_some_and(is_chat_message) {
             return 0;
         }
         let mini = text.contains("<returncode>")
@@ -118,6 +121,16 @@ impl Format for OpenAiChat {
         asm.finish(sink)?;
         Ok(vec![meta])
     }
+}
+
+/// Whether an item's fields are those of an OpenAI chat message: a `role` OpenAI
+/// defines and a `content` (or, for a call-only reply, `tool_calls`). Lists of other
+/// agents' items (`{role, text}`, `{ts, type, say}`) are not this format.
+fn is_chat_message(fields: &[(String, &str)]) -> bool {
+    let role = super::field(fields, "role").and_then(|r| serde_json::from_str::<String>(r).ok());
+    let known =
+        role.is_some_and(|r| matches!(r.as_str(), "system" | "developer" | "user" | "assistant" | "tool" | "function"));
+    known && (super::field(fields, "content").is_some() || super::field(fields, "tool_calls").is_some())
 }
 
 pub(crate) fn stem(path: &Path) -> String {

@@ -3,8 +3,9 @@
 //! (`~/.openhands/sessions/<id>/events/<n>.json`) and V1 agent-SDK conversations
 //! (`~/.openhands/conversations/<id>/events/event-<n>-<uuid>.json`, `kind`-tagged
 //! `ActionEvent`/`ObservationEvent`/`MessageEvent`…). Read whole (no line numbers); an
-//! event file inside an `events/` folder is read together with its siblings, in order,
-//! as one session (the folder is one candidate when indexing, see `walk`).
+//! event file is read together with the other event files of its folder (the
+//! conversation's: V1 names in any folder, V0 `<n>.json` in `events/`), in order, as one
+//! session named after the conversation (the folder is one candidate, see `walk`).
 //!
 //! V0 events (`{id, source, action|observation, args|extras, content, cause}`):
 //! - `message` actions: from the user → typed user message; from the agent →
@@ -24,7 +25,7 @@
 //!
 //! V1 events (`kind`): `MessageEvent` (user/agent message; `llm_message.content` parts),
 //! `SystemPromptEvent`, `ActionEvent` (call `tool_name`/`tool_call_id`, text from
-//! `thought`, thinking from `reasoning_content`, command from `action.command`),
+//! `thought`, thinking from `reasoning_content` and `thinking_blocks`, command from `action.command`),
 //! `ObservationEvent` / `AgentErrorEvent` / `UserRejectObservation` (joined by
 //! `tool_call_id`; `observation.exit_code`/`is_error`), `CondensationSummaryEvent`
 //! (compaction summary). State updates and other internal events are bookkeeping.
@@ -96,20 +97,27 @@ impl Format for OpenHands {
         let v0 = (compact.contains("\"action\":") || compact.contains("\"observation\":"))
             && compact.contains("\"source\":")
             && (compact.contains("\"id\":") || compact.contains("\"timestamp\":"));
+        // V1: the event's (or the list's first event's) top-level `kind`, which the SDK
+        // writes last, after a system prompt that can be tens of KB long.
+        let fields = if t.starts_with('[') { super::first_item_fields(t, 0) } else { super::object_fields(t, 0) };
+        let kind = fields
+            .as_deref()
+            .and_then(|f| super::field(f, "kind"))
+            .and_then(|k| serde_json::from_str::<String>(k).ok())
+            .unwrap_or_default();
         let v1 = [
-            "\"kind\":\"ActionEvent\"",
-            "\"kind\":\"ObservationEvent\"",
-            "\"kind\":\"MessageEvent\"",
-            "\"kind\":\"SystemPromptEvent\"",
-            "\"kind\":\"ConversationStateUpdateEvent\"",
-            "\"kind\":\"AgentErrorEvent\"",
-            "\"kind\":\"UserRejectObservation\"",
+            "ActionEvent",
+            "ObservationEvent",
+            "MessageEvent",
+            "SystemPromptEvent",
+            "ConversationStateUpdateEvent",
+            "AgentErrorEvent",
+            "UserRejectObservation",
         ]
-        .iter()
-        .any(|k| compact.contains(k));
+        .contains(&kind.as_str());
         if !v0 && !v1 {
             // An event of a kind not known yet, inside a conversation's events folder.
-            return if event_folder_index(path).is_some() && compact.contains("\"kind\":") { 60 } else { 0 };
+            return if event_folder_index(path).is_some() && !kind.is_empty() { 60 } else { 0 };
         }
         if event_folder_index(path).is_some() { 90 } else { 80 }
     }
@@ -129,9 +137,7 @@ impl Format for OpenHands {
         };
         let events: Vec<Value> = match event_folder_index(&path) {
             Some(_) => {
-                if let Some(conv) = path.parent().and_then(Path::parent).and_then(|p| p.file_name())
-                    && let Some(name) = conv.to_str()
-                {
+                if let Some(name) = conversation_name(&path) {
                     meta.id = name.to_string();
                 }
                 read_folder(&path, sink)
@@ -171,13 +177,11 @@ impl Format for OpenHands {
     }
 }
 
-/// The position of an event file in an OpenHands `events/` folder: `<n>.json` (V0) or
-/// `event-<n>-<uuid>.json` (V1).
+/// The position of an event file in a conversation's folder of events: V1's
+/// `event-<n>-<uuid>.json` in whatever folder holds them (the SDK's
+/// `conversations/<id>/events/`, or a folder a conversation was saved to), V0's bare
+/// `<n>.json` only in an `events/` folder.
 pub fn event_folder_index(path: &Path) -> Option<u64> {
-    let parent = path.parent()?.file_name()?;
-    if parent != "events" {
-        return None;
-    }
     let name = path.file_name()?.to_str()?;
     let stem = name.strip_suffix(".json")?;
     if let Some(rest) = stem.strip_prefix("event-") {
@@ -187,7 +191,18 @@ pub fn event_folder_index(path: &Path) -> Option<u64> {
         }
         return None;
     }
+    if path.parent()?.file_name()? != "events" {
+        return None;
+    }
     stem.parse().ok()
+}
+
+/// The conversation an event file belongs to: the folder holding its events, or the
+/// folder above when that one is the SDK's `events/`.
+fn conversation_name(path: &Path) -> Option<&str> {
+    let dir = path.parent()?;
+    let conv = if dir.file_name()? == "events" { dir.parent()? } else { dir };
+    conv.file_name()?.to_str()
 }
 
 /// The event files of a folder, in order.
@@ -243,6 +258,23 @@ fn num(v: Option<&Value>) -> Option<i64> {
         Value::String(s) => s.parse().ok(),
         _ => None,
     }
+}
+
+/// The model's reasoning: `reasoning_content`, and the `thinking_blocks`
+/// (`[{type: "thinking", thinking}]`, Anthropic models) it does not already hold.
+fn thinking_of(reasoning: Option<&Value>, blocks: Option<&Value>) -> String {
+    let mut out = reasoning.and_then(Value::as_str).unwrap_or("").trim().to_string();
+    for b in blocks.and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]) {
+        let t = b.get("thinking").and_then(Value::as_str).unwrap_or("").trim();
+        if t.is_empty() || out.contains(t) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        out.push_str(t);
+    }
+    out
 }
 
 fn text_of(v: Option<&Value>) -> String {
@@ -492,7 +524,7 @@ impl Conversation {
                 let m = e.get("llm_message");
                 let text = content_text(m.and_then(|m| m.get("content")));
                 let thinking =
-                    m.and_then(|m| m.get("reasoning_content")).and_then(Value::as_str).unwrap_or("").to_string();
+                    thinking_of(m.and_then(|m| m.get("reasoning_content")), m.and_then(|m| m.get("thinking_blocks")));
                 let role = m.and_then(|m| m.get("role")).and_then(Value::as_str).unwrap_or(source);
                 let (role, origin) = match role {
                     "user" if source == "user" => (Role::User, Origin::Typed),
@@ -522,7 +554,7 @@ impl Conversation {
                     k.contains("Terminal") || k.contains("Bash") || name == "terminal" || name.contains("bash")
                 });
                 let thought = content_text(e.get("thought"));
-                let thinking = e.get("reasoning_content").and_then(Value::as_str).unwrap_or("").to_string();
+                let thinking = thinking_of(e.get("reasoning_content"), e.get("thinking_blocks"));
                 let response = e.get("llm_response_id").and_then(Value::as_str).map(str::to_string);
                 let call = Call { id, name, input: action, command, result: None, continues: None };
                 self.add_call(asm, call, Step { thought, thinking, response, timestamp }, sink)
@@ -614,6 +646,11 @@ mod tests {
             Some(3)
         );
         assert_eq!(event_folder_index(Path::new("/x/c/other/12.json")), None);
+        // V1 event files in a folder of their own (a saved conversation).
+        let saved = Path::new("/x/saved-run/event-00007-5fa1e1c4-c5fd-4792-8522-23180aa00e35.json");
+        assert_eq!(event_folder_index(saved), Some(7));
+        assert_eq!(conversation_name(saved), Some("saved-run"));
+        assert_eq!(conversation_name(Path::new("/x/conv1/events/event-00000-12bead78-a27c.json")), Some("conv1"));
         assert_eq!(event_folder_index(Path::new("/x/c/events/notes.json")), None);
     }
 }

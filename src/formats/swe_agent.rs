@@ -68,16 +68,24 @@ impl Format for SweAgent {
 
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
-        if !text.trim_start().starts_with('{') {
-            return 0;
-        }
-        let compact: String = text.chars().take(8192).filter(|c| !c.is_whitespace()).collect();
-        let traj = compact.contains("\"trajectory\":[") || compact.contains("\"history\":[");
-        if !traj {
+        let t = text.trim_start();
+        let Some(top) = super::object_fields(t, 0) else { return 0 };
+        // Steps hold `action`/`observation`/`response`; the history is chat messages
+        // with the roles SWE-agent writes. Other `{history: […]}` documents (a chat
+        // app's `{role: "human"}` turns) are not trajectories.
+        let step = super::field(&top, "trajectory")
+            .and_then(|v| super::first_item_fields(v, 0))
+            .is_some_and(|f| ["action", "observation", "response"].iter().any(|k| super::field(&f, k).is_some()));
+        let history = super::field(&top, "history").and_then(|v| super::first_item_fields(v, 0)).is_some_and(|f| {
+            let role = super::field(&f, "role").and_then(|r| serde_json::from_str::<String>(r).ok());
+            role.is_some_and(|r| matches!(r.as_str(), "system" | "user" | "assistant" | "tool"))
+                && super::field(&f, "content").is_some()
+        });
+        if !step && !history {
             return 0;
         }
         let named = path.extension().is_some_and(|e| e == "traj");
-        let swe = text.contains("\"action\"") || text.contains("\"observation\"") || text.contains("SWE-agent");
+        let swe = step || text.contains("SWE-agent") || text.contains("\"agent\"") || text.contains("\"message_type\"");
         match (named, swe) {
             (true, _) => 90,
             (false, true) => 75,

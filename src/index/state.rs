@@ -51,6 +51,9 @@ pub struct FileState {
     /// The agent version the file's sessions were written with, when it says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_version: Option<String>,
+    /// Read with its format, yet no message came out of it (`debrief sources` names it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nothing_read: bool,
 }
 
 /// Format drift seen in the indexed files: unknown record kinds per format and agent

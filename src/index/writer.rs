@@ -111,6 +111,8 @@ pub struct Summary {
     /// Unknown record kinds per (format, agent version, kind).
     pub unknown: BTreeMap<(String, String, String), u64>,
     pub pending_tails: usize,
+    /// Files read with a format that yielded no message, with why.
+    pub nothing_read: Vec<(PathBuf, String)>,
     /// Files that could not be read at all, with why.
     pub unreadable: Vec<(PathBuf, String)>,
     pub elapsed: Duration,
@@ -270,6 +272,12 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
         if pending_tail {
             summary.pending_tails += 1;
         }
+        // A file its format claimed that gave no message is named, not counted as read
+        // quietly (an append adds to what an earlier read found).
+        let nothing_read = result.messages_written == 0 && old_state.is_none_or(|s| s.nothing_read);
+        if nothing_read && let Some(why) = formats::Unread::of(Some(format), 0) {
+            summary.nothing_read.push((c.path.clone(), why.to_string()));
+        }
         summary.sessions += result.sessions_written;
         summary.messages += result.messages_written;
         summary.findings += result.findings;
@@ -299,6 +307,7 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
                 checkpoints,
                 unknown,
                 agent_version,
+                nothing_read,
             },
         );
         if owned.is_some() {
