@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{call_counts, corpus, parse, real};
+use common::{call_counts, corpus, parse, real_dir};
 use debrief::formats;
 use debrief::model::{Origin, Role};
 
@@ -29,8 +29,9 @@ const REAL: &[(&str, usize, usize, usize, usize, usize)] = &[
 
 #[test]
 fn every_real_claude_file_parses_with_known_counts() {
+    let Some(dir) = real_dir() else { return };
     for (rel, msgs, calls, cmds, failed, open) in REAL {
-        let path = real(rel);
+        let path = dir.join(rel);
         let parsed = formats::parse_file(&path, None).unwrap_or_else(|e| panic!("{rel}: {e:#}"));
         assert_eq!(parsed.format.id(), "claude-code", "{rel}");
         assert_eq!(parsed.sessions.len(), 1, "{rel}");
@@ -47,13 +48,15 @@ fn every_real_claude_file_parses_with_known_counts() {
 
 #[test]
 fn real_files_report_only_the_broken_lines() {
-    let parsed = formats::parse_file(&real("claude_code/daaain_claude-code-log_v0.2/edge_cases.jsonl"), None).unwrap();
+    let Some(dir) = real_dir() else { return };
+    let parsed =
+        formats::parse_file(&dir.join("claude_code/daaain_claude-code-log_v0.2/edge_cases.jsonl"), None).unwrap();
     let lines: Vec<u32> = parsed.bad.iter().filter_map(|b| b.line).collect();
     // 10: "contenst" typo, 11: message is a string, 13/15/16: not objects, 14: no type,
     // 18: a content list holding a bare string.
     assert_eq!(lines, vec![10, 11, 13, 14, 15, 16, 18]);
     let clean =
-        formats::parse_file(&real("claude_code/sniffly/d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl"), None).unwrap();
+        formats::parse_file(&dir.join("claude_code/sniffly/d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl"), None).unwrap();
     assert!(clean.bad.is_empty(), "{:?}", clean.bad);
 }
 

@@ -62,7 +62,8 @@ fn calls_carry_commands_outputs_and_exit_codes_in_every_shape() {
 
 #[test]
 fn envelope_without_conversation_is_an_empty_session_not_an_error() {
-    let parsed = formats::parse_file(&real("codex/ryoppippi_ccusage/session-alpha.jsonl"), None).unwrap();
+    let Some(path) = real("codex/ryoppippi_ccusage/session-alpha.jsonl") else { return };
+    let parsed = formats::parse_file(&path, None).unwrap();
     assert_eq!(parsed.format.id(), "codex");
     assert!(parsed.bad.is_empty());
     assert_eq!(parsed.sessions[0].messages.len(), 0);

@@ -202,9 +202,9 @@ fn citation_sources() -> Vec<PathBuf> {
         "claude_code/DRMacIver_claude-reliability/coverage-test-fix.transcript.jsonl",
         "claude_code/DRMacIver_claude-reliability/python-to-rust-port.transcript.jsonl",
     ] {
-        let p = common::real(rel);
-        if p.exists() {
-            v.push(p);
+        match common::real_part(rel, "the real sessions") {
+            Some(p) => v.push(p),
+            None => break,
         }
     }
     v
