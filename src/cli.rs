@@ -157,8 +157,8 @@ pub struct SearchArgs {
     pub query: String,
     #[command(flatten)]
     pub filters: FilterArgs,
-    /// Maximum number of hits
-    #[arg(long, short = 'n', default_value_t = 20)]
+    /// Maximum number of hits (at least 1)
+    #[arg(long, short = 'n', default_value_t = 20, value_parser = at_least_one)]
     pub limit: usize,
     /// One JSON object per hit per line
     #[arg(long)]
@@ -195,8 +195,8 @@ pub struct ShowArgs {
 pub struct SessionsArgs {
     #[command(flatten)]
     pub filters: FilterArgs,
-    /// Maximum number of sessions
-    #[arg(long, short = 'n', default_value_t = 50)]
+    /// Maximum number of sessions (at least 1)
+    #[arg(long, short = 'n', default_value_t = 50, value_parser = at_least_one)]
     pub limit: usize,
     /// One JSON object per session per line
     #[arg(long)]
@@ -277,4 +277,13 @@ pub struct ReportArgs {
     /// Read files as this transcript format instead of detecting it
     #[arg(long, value_name = "FORMAT")]
     pub input_format: Option<String>,
+}
+
+/// A count that must be at least 1 (`--limit 0` would ask for nothing).
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{s}` is not a number")),
+    }
 }

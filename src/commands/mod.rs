@@ -85,6 +85,12 @@ pub fn filters(a: &FilterArgs) -> Result<Filters> {
                 crate::UsageError(format!("unknown role `{r}` (use user, assistant, tool or system)"))
             })?),
         };
+    if let Some(d) = &a.detector
+        && crate::detect::by_id(d).is_none()
+    {
+        let known: Vec<&str> = crate::detect::registry().iter().map(|d| d.id()).collect();
+        crate::usage!("unknown detector `{d}` (known: {})", known.join(", "));
+    }
     Ok(Filters {
         agent: a.agent.clone(),
         project: a.project.clone(),

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::ops::Bound;
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use chrono::{DateTime, Utc};
 use tantivy::collector::TopDocs;
 use tantivy::query::{
@@ -81,6 +81,11 @@ pub struct ParsedQuery {
 }
 
 impl ParsedQuery {
+    /// No word to match or exclude (the query was empty or punctuation only).
+    pub fn is_empty(&self) -> bool {
+        self.must.is_empty() && self.must_not.is_empty()
+    }
+
     /// All the words the user is looking for (for highlighting).
     pub fn words(&self) -> Vec<String> {
         let mut w: Vec<String> = self.must.iter().flatten().cloned().collect();
@@ -159,7 +164,7 @@ fn agent_ids(agent: &str) -> Result<Vec<&'static str>> {
         formats::all().iter().map(|f| f.id()).filter(|id| *id == a || id.starts_with(&a)).collect();
     if ids.is_empty() {
         let known: Vec<&str> = formats::all().iter().map(|f| f.id()).collect();
-        bail!("unknown agent `{agent}` (known: {})", known.join(", "));
+        crate::usage!("unknown agent `{agent}` (known: {})", known.join(", "));
     }
     Ok(ids)
 }
@@ -266,10 +271,6 @@ pub fn build_query(
         clauses.push((Occur::Must, term(f.file, p)));
     }
     if let Some(d) = &filters.detector {
-        if crate::detect::by_id(d).is_none() {
-            let known: Vec<&str> = crate::detect::registry().iter().map(|d| d.id()).collect();
-            bail!("unknown detector `{d}` (known: {})", known.join(", "));
-        }
         clauses.push((Occur::Must, term(f.detector, d)));
     }
     if filters.errors {

@@ -25,7 +25,7 @@ pub mod story;
 pub mod templates;
 pub mod text;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde::Serialize;
 
 use crate::detect::{self, Finding};
@@ -59,7 +59,7 @@ pub fn build(session: &Session, findings: &[Finding], selector: Selector, glossa
         Selector::Session => ("session", serde_json::to_value(b.session_report())?),
         Selector::Episode(n) => {
             let Some(ep) = b.episode(n) else {
-                bail!(
+                crate::usage!(
                     "session {} has no message [msg {n}] (it has {} messages)",
                     session.meta.id,
                     session.messages.len()
@@ -69,7 +69,7 @@ pub fn build(session: &Session, findings: &[Finding], selector: Selector, glossa
         }
         Selector::Arc(a, z) => {
             let Some(arc) = b.arc(a, z) else {
-                bail!(
+                crate::usage!(
                     "session {} has no messages in {a}..{z} (it has {} messages)",
                     session.meta.id,
                     session.messages.len()
