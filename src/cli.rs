@@ -169,7 +169,7 @@ pub struct SearchArgs {
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    /// Transcript files or folders
+    /// Transcript files or folders, or indexed session ids (or unique id prefixes)
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Only messages A..B (inclusive; either end may be left out: 5080.., ..20)
@@ -207,8 +207,8 @@ pub struct SessionsArgs {
 
 #[derive(Args, Debug)]
 pub struct DetectArgs {
-    /// Transcript files or folders
-    #[arg(required = true)]
+    /// Transcript files or folders, or indexed session ids (or unique id prefixes)
+    /// [default: every indexed transcript]
     pub paths: Vec<PathBuf>,
     /// Only these detectors (comma-separated ids)
     #[arg(long, value_delimiter = ',')]
@@ -251,7 +251,8 @@ pub struct SourcesArgs {
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// Transcript file (or folder holding one session; see --session)
+    /// Transcript file (or folder holding one session; see --session), or an indexed
+    /// session id (or unique id prefix)
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Write up the episode around the finding keyed on message N

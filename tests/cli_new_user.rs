@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use common::{corpus, debrief};
+use serde_json::Value;
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
@@ -39,6 +40,25 @@ fn indexed(tmp: &Path) -> (PathBuf, PathBuf) {
     let out = run(&ix, &["index", d.to_str().expect("path")]);
     assert!(out.status.success(), "{}", stderr(&out));
     (ix, d)
+}
+
+fn sessions(ix: &Path, extra: &[&str]) -> Vec<Value> {
+    let mut args = vec!["sessions", "--json", "--no-redact"];
+    args.extend(extra);
+    let out = run(ix, &args);
+    assert!(out.status.success(), "{extra:?}: {}", stderr(&out));
+    stdout(&out).lines().map(|l| serde_json::from_str(l).expect("JSON")).collect()
+}
+
+/// The session (id, source, messages) whose file name ends with `tail`.
+fn session_of(ix: &Path, tail: &str) -> (String, String, u64) {
+    let s = sessions(ix, &[]);
+    let v = s.iter().find(|v| v["source"].as_str().is_some_and(|p| p.ends_with(tail))).expect("indexed");
+    (
+        v["session"].as_str().unwrap().to_string(),
+        v["source"].as_str().unwrap().to_string(),
+        v["messages"].as_u64().unwrap(),
+    )
 }
 
 #[test]
@@ -95,5 +115,102 @@ fn wrong_values_are_usage_errors() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn session_ids_from_sessions_work_in_show_report_and_detect() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (ix, _) = indexed(tmp.path());
+    let (id, source, messages) = session_of(&ix, "nccl.jsonl");
+    // The id as `sessions` and `search` print it: the first 8 characters.
+    let short: String = id.chars().take(8).collect();
+    let by_path = run(&ix, &["show", &source, "--json"]);
+    let by_id = run(&ix, &["show", &short, "--json"]);
+    assert!(by_id.status.success(), "{}", stderr(&by_id));
+    assert_eq!(stdout(&by_id), stdout(&by_path), "show ID is show PATH");
+    assert_eq!(stdout(&by_id).lines().count() as u64, messages);
+    let report = run(&ix, &["report", &short]);
+    assert!(report.status.success(), "{}", stderr(&report));
+    assert_eq!(stdout(&report), stdout(&run(&ix, &["report", &source])));
+    let detect = run(&ix, &["detect", &short, "--json"]);
+    assert!(detect.status.success(), "{}", stderr(&detect));
+    assert_eq!(stdout(&detect), stdout(&run(&ix, &["detect", &source, "--json"])));
+    assert!(stdout(&detect).contains("confounded-change"), "{}", stdout(&detect));
+    // The whole id works too.
+    assert!(run(&ix, &["show", &id]).status.success());
+}
+
+#[test]
+fn an_ambiguous_or_unknown_id_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (ix, d) = indexed(tmp.path());
+    let (id, _, _) = session_of(&ix, "ledger.jsonl");
+    // The same session copied (a backup beside the original): its id is in two files.
+    std::fs::copy(d.join("ledger.jsonl"), d.join("ledger-copy.jsonl")).unwrap();
+    assert!(run(&ix, &["index", d.to_str().unwrap()]).status.success());
+    let prefix = &id[..4];
+    let out = run(&ix, &["show", prefix]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(&format!("`{prefix}` is the start of 2 session ids")), "{err}");
+    assert!(err.contains("ledger.jsonl)") && err.contains("ledger-copy.jsonl)"), "both are listed: {err}");
+    let out = run(&ix, &["show", "zzzzzzzz"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("zzzzzzzz: no such file or folder, and no indexed session id starts with it"), "{err}");
+}
+
+#[test]
+fn detect_with_no_path_reads_the_indexed_archive() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (ix, d) = indexed(tmp.path());
+    let all = run(&ix, &["detect", "--json"]);
+    assert!(all.status.success(), "{}", stderr(&all));
+    let by_folder = run(&ix, &["detect", "--json", d.to_str().unwrap()]);
+    assert_eq!(stdout(&all), stdout(&by_folder));
+    assert!(!stdout(&all).is_empty());
+    // With no index, it says what to do.
+    let none = run(&tmp.path().join("no-index"), &["detect"]);
+    assert_eq!(none.status.code(), Some(1));
+    assert!(stderr(&none).contains("run `debrief index` first"), "{}", stderr(&none));
+}
+
+#[test]
+fn a_range_outside_the_session_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (ix, d) = indexed(tmp.path());
+    let (id, _, messages) = session_of(&ix, "ledger.jsonl");
+    let l = d.join("ledger.jsonl");
+    let l = l.to_str().unwrap();
+    let out = run(&ix, &["show", l, "--range", "100..200"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{}{err}", stdout(&out));
+    assert!(stdout(&out).is_empty(), "no header alone: {}", stdout(&out));
+    assert!(err.contains(&format!("no message in 100..200: {id} has {messages} messages")), "{err}");
+    // An arc that reaches past the end is cut, and says where.
+    let out = run(&ix, &["report", l, "--arc", &format!("2..{}", messages + 30)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains(&format!("has messages 1..{messages}: the arc covers 2..{messages}")), "{err}");
+    // An arc inside the session says nothing.
+    let out = run(&ix, &["report", l, "--arc", "2..3"]);
+    assert!(out.status.success() && stderr(&out).is_empty(), "{}", stderr(&out));
+}
+
+#[test]
+fn an_empty_file_is_called_empty() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = tmp.path().join("ix");
+    let empty = tmp.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let e = empty.to_str().unwrap();
+    for args in [vec!["show", e], vec!["detect", e], vec!["report", e], vec!["show", e, "--format", "claude-code"]] {
+        let out = run(&ix, &args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(&format!("{e}: empty file, nothing to read")), "{args:?}: {err}");
+        assert!(!err.contains("try --format"), "{args:?}: --format cannot help: {err}");
     }
 }

@@ -18,6 +18,7 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 
 use crate::cli::{FilterArgs, RedactArgs};
 use crate::formats::{self, Format, ParsedFile};
+use crate::index::IndexDir;
 use crate::index::search::Filters;
 use crate::model::{BadRecord, Role, Session, SessionMeta};
 use crate::redact::{self, Redactor};
@@ -144,11 +145,66 @@ impl Redaction {
     }
 }
 
-/// Read every transcript under `paths`. Files that cannot be read are reported on
-/// stderr; the error is returned only when nothing could be read at all.
-pub fn load(paths: &[PathBuf], format: Option<&'static dyn Format>) -> Result<Vec<ParsedFile>> {
+/// What a transcript argument names: a file or folder, or one session of an indexed file.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub path: PathBuf,
+    /// The full session id, when the argument was a session id (or a prefix of one).
+    pub session: Option<String>,
+}
+
+/// Resolve the transcript arguments of `show`, `detect` and `report`: a path that exists
+/// is a path; an argument that is not one and has no `/` is looked up as a session id,
+/// or a unique prefix of one, among the indexed sessions (the ids `sessions` and
+/// `search` print). A prefix several sessions share is a usage error that lists them;
+/// an argument that is neither is an error that says both were tried.
+pub fn targets(index: &Option<PathBuf>, args: &[PathBuf]) -> Result<Vec<Target>> {
+    let mut ix: Option<Option<IndexDir>> = None;
+    let mut out = Vec::new();
+    for a in args {
+        let as_path = Target { path: a.clone(), session: None };
+        let Some(id) =
+            a.to_str().filter(|s| !s.is_empty() && !s.contains(std::path::MAIN_SEPARATOR) && !s.contains('/'))
+        else {
+            out.push(as_path);
+            continue;
+        };
+        if std::fs::symlink_metadata(a).is_ok() {
+            out.push(as_path);
+            continue;
+        }
+        let Some(ix) = ix.get_or_insert_with(|| IndexDir::open(&index_dir(index)).ok()) else {
+            bail!("{id}: no such file or folder (and no index to look it up in as a session id)");
+        };
+        let wanted = Filters { session: Some(id.to_string()), ..Filters::default() };
+        let found = sessions::list(ix, &wanted, 11)?;
+        match found.as_slice() {
+            [] => bail!("{id}: no such file or folder, and no indexed session id starts with it"),
+            [one] => out.push(Target { path: one.meta.source.clone(), session: Some(one.meta.id.clone()) }),
+            many => {
+                let listed: Vec<String> =
+                    many.iter().take(10).map(|r| format!("{} ({})", r.meta.id, display_path(&r.meta.source))).collect();
+                crate::usage!(
+                    "`{id}` is the start of {} session ids: {}{}",
+                    if many.len() > 10 { "more than 10".to_string() } else { many.len().to_string() },
+                    listed.join(", "),
+                    if many.len() > 10 { ", …" } else { "" }
+                )
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Read every transcript the targets name (of a session id, that session only). Files
+/// that cannot be read are reported on stderr; the error is returned only when nothing
+/// could be read at all.
+pub fn load(targets: &[Target], format: Option<&'static dyn Format>) -> Result<Vec<ParsedFile>> {
     let mut problems = Vec::new();
-    let found = walk::discover(paths, true, &mut problems);
+    let paths: Vec<PathBuf> = targets.iter().map(|t| t.path.clone()).collect();
+    let only: std::collections::HashMap<&Path, &str> =
+        targets.iter().filter_map(|t| Some((t.path.as_path(), t.session.as_deref()?))).collect();
+    let found = walk::discover(&paths, true, &mut problems);
     let mut files = Vec::new();
     let mut unreadable = 0usize;
     for (p, why) in &problems {
@@ -156,6 +212,11 @@ pub fn load(paths: &[PathBuf], format: Option<&'static dyn Format>) -> Result<Ve
         unreadable += 1;
     }
     for c in found {
+        if c.size == 0 {
+            eprintln!("debrief: {}: {EMPTY_FILE}", c.path.display());
+            unreadable += 1;
+            continue;
+        }
         let fmt = match format {
             Some(f) => f,
             None => match formats::read_head(&c.path).map(|h| formats::detect(&c.path, &h)) {
@@ -178,8 +239,11 @@ pub fn load(paths: &[PathBuf], format: Option<&'static dyn Format>) -> Result<Ve
             },
         };
         match formats::parse_file(&c.path, Some(fmt)) {
-            Ok(parsed) => {
+            Ok(mut parsed) => {
                 report_bad(&c.path, &parsed.bad);
+                if let Some(id) = only.get(c.path.as_path()) {
+                    parsed.sessions.retain(|s| s.meta.id == *id);
+                }
                 files.push(parsed);
             }
             Err(e) => {
@@ -193,6 +257,10 @@ pub fn load(paths: &[PathBuf], format: Option<&'static dyn Format>) -> Result<Ve
     }
     Ok(files)
 }
+
+/// What `show`, `detect` and `report` say of an empty file (`index` says it too, in its
+/// words): there is nothing to read, and no `--format` can change that.
+pub const EMPTY_FILE: &str = "empty file, nothing to read";
 
 /// Print a file's bad records, one line each, redacted (a reason may quote the record).
 pub fn report_bad(path: &Path, bad: &[BadRecord]) {
