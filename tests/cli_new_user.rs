@@ -214,3 +214,47 @@ fn an_empty_file_is_called_empty() {
         assert!(!err.contains("try --format"), "{args:?}: --format cannot help: {err}");
     }
 }
+
+#[test]
+fn sessions_filters_on_messages_filter() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (ix, _) = indexed(tmp.path());
+    let all = sessions(&ix, &[]).len();
+    assert_eq!(all, 4);
+    let sources = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = sessions(&ix, extra)
+            .iter()
+            .map(|s| Path::new(s["source"].as_str().unwrap()).file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    // Each filter keeps the sessions with a message that search finds with it.
+    for filter in [
+        vec!["--errors"],
+        vec!["--program", "python"],
+        vec!["--tool", "Bash"],
+        vec!["--tool", "exec_command"],
+        vec!["--role", "tool"],
+        vec!["--role", "user"],
+        vec!["--file", "ledger.py"],
+    ] {
+        let mut args = vec!["search", "--json", "--no-redact", "-n", "1000"];
+        args.extend(&filter);
+        let out = run(&ix, &args);
+        assert!(out.status.success(), "{filter:?}: {}", stderr(&out));
+        let mut expected: Vec<String> = stdout(&out)
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                Path::new(v["source"].as_str().unwrap()).file_name().unwrap().to_string_lossy().into_owned()
+            })
+            .collect();
+        expected.sort();
+        expected.dedup();
+        assert_eq!(sources(&filter), expected, "{filter:?}");
+        eprintln!("{filter:?}: {} of {all} sessions", expected.len());
+    }
+    assert!(sources(&["--errors"]).len() < all, "--errors filters");
+    assert!(sources(&["--tool", "exec_command"]) == ["rollout.jsonl"], "only the Codex session ran exec_command");
+}

@@ -297,6 +297,23 @@ pub fn build_query(
     Ok(Some(Box::new(BooleanQuery::new(clauses))))
 }
 
+impl Filters {
+    /// Whether a filter asks about messages and their calls (rather than sessions).
+    pub fn on_messages(&self) -> bool {
+        self.role.is_some() || self.tool.is_some() || self.program.is_some() || self.file.is_some() || self.errors
+    }
+}
+
+/// The keys of the sessions with at least one message that the filters accept (all of
+/// them: message-level and session-level).
+pub fn sessions_with_messages(searcher: &Searcher, f: &Fields, filters: &Filters) -> Result<Vec<u64>> {
+    let Some(q) = build_query(searcher, f, &ParsedQuery::default(), filters)? else { return Ok(Vec::new()) };
+    let mut keys = searcher.search(&q, &SessionKeys)?;
+    keys.sort_unstable();
+    keys.dedup();
+    Ok(keys)
+}
+
 /// The stored record of a session document.
 pub fn record_of(doc: &TantivyDocument, f: &Fields) -> Option<SessionRecord> {
     let text = doc.get_first(f.record)?.as_str()?;
