@@ -190,7 +190,7 @@ fn check_citations(doc: &str, session: &Session, html: bool, what: &str) -> usiz
 
 fn redacted(s: &Session) -> Session {
     let mut r = s.clone();
-    Redactor::for_meta(&s.meta, &[]).expect("redactor").redact_session(&mut r);
+    Redactor::for_meta(&s.meta, &[]).expect("redactor").redact_transcript(&mut r);
     r
 }
 
