@@ -11,7 +11,9 @@
 //!   tantivy's `meta.json` because every search parses that file, and the state of ten
 //!   thousand sessions is megabytes.
 //! - `debrief.lock` — held (advisory lock) by the running `index`; holds its pid.
-//! - `last-run.log` — every bad record of the last run, `path:line: reason`.
+//! - `last-run.log` — what the last run could not use: every bad record
+//!   (`path:line: reason`), every unreadable file (`path: unreadable: why`) and every
+//!   file of no known format it skipped (`path: skipped: …`).
 
 pub mod schema;
 pub mod search;
