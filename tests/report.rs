@@ -716,13 +716,13 @@ fn report_cli_writes_files_and_refuses_bad_selectors() {
         .args(["report", "--episode", "999"])
         .arg(common::corpus("claude-code/ledger-timezone-fix.jsonl"))
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicates::str::contains("no message [msg 999]"));
     common::debrief(idx.path())
         .args(["report", "--format", "pdf"])
         .arg(common::corpus("claude-code/ledger-timezone-fix.jsonl"))
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicates::str::contains("unknown report format"));
     let md = common::debrief(idx.path())
         .args(["report", "--arc", "3..10"])
