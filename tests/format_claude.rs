@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{call_counts, corpus, parse, real_dir};
+use common::{broken, call_counts, corpus, parse, real_dir};
 use debrief::formats;
 use debrief::model::{Origin, Role};
 
@@ -107,7 +107,7 @@ fn unknown_line_types_are_counted_not_fatal() {
 
 #[test]
 fn a_rewind_drops_the_abandoned_branch() {
-    let parsed = formats::parse_file(&corpus("claude-code/rewind-compact.jsonl"), None).unwrap();
+    let parsed = formats::parse_file(&broken("claude-code/rewind-compact.jsonl"), None).unwrap();
     let s = &parsed.sessions[0];
     // Lines 5-8 (a prompt, a failing `rm … && pytest`, its result, a reply) were
     // abandoned when the user edited the prompt: line 9 hangs off line 4.
@@ -129,7 +129,7 @@ fn a_rewind_drops_the_abandoned_branch() {
 
 #[test]
 fn compaction_boundary_and_summary_are_one_message() {
-    let s = &parse(&corpus("claude-code/rewind-compact.jsonl"))[0];
+    let s = &parse(&broken("claude-code/rewind-compact.jsonl"))[0];
     let m = s.message(7).unwrap();
     assert_eq!((m.role, m.origin), (Role::System, Origin::CompactSummary));
     assert_eq!((m.line, m.end_line), (Some(14), Some(15)));
@@ -142,7 +142,7 @@ fn compaction_boundary_and_summary_are_one_message() {
 #[test]
 fn resumed_reads_see_rewinds_in_appended_lines() {
     use debrief::formats::{Checkpoint, Collect, Input, Resume};
-    let path = corpus("claude-code/rewind-compact.jsonl");
+    let path = broken("claude-code/rewind-compact.jsonl");
     let whole = formats::parse_file(&path, None).unwrap();
     // Read lines 1-6 first, then resume from the last checkpoint at or before line 5.
     let fmt = formats::by_id("claude-code").unwrap();
@@ -226,7 +226,7 @@ fn a_rewind_after_an_index_run_drops_the_branch_on_the_next_run() {
     let dir = tmp.path().join("p");
     std::fs::create_dir(&dir).unwrap();
     let file = dir.join("s.jsonl");
-    let text = std::fs::read_to_string(corpus("claude-code/rewind-compact.jsonl")).unwrap();
+    let text = std::fs::read_to_string(broken("claude-code/rewind-compact.jsonl")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     // First run sees the branch that is later abandoned (lines 1-8) as the conversation.
     std::fs::write(&file, lines[..8].join("\n") + "\n").unwrap();

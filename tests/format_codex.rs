@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{call_counts, corpus, parse, real};
+use common::{broken, call_counts, corpus, parse, real};
 use debrief::formats;
 use debrief::model::{Origin, Role};
 
@@ -71,7 +71,7 @@ fn envelope_without_conversation_is_an_empty_session_not_an_error() {
 
 #[test]
 fn bare_jsonl_of_mid_2025_maps_like_the_envelope() {
-    let path = corpus("codex/2025/07/28/rollout-2025-07-28T09-14-03-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl");
+    let path = broken("codex/2025/07/28/rollout-2025-07-28T09-14-03-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl");
     let parsed = formats::parse_file(&path, None).unwrap();
     assert_eq!(parsed.format.id(), "codex");
     let s = &parsed.sessions[0];

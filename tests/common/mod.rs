@@ -66,6 +66,13 @@ pub fn corpus(rel: &str) -> PathBuf {
     root().join("corpus").join(rel)
 }
 
+/// A sample of the corpus with the records broken on purpose that the tests of bad
+/// input need (`tests/data/broken/`, laid out as `corpus/`). The corpus copy has them
+/// removed, so that a first run over `corpus/` (the README's) reads clean.
+pub fn broken(rel: &str) -> PathBuf {
+    root().join("tests/data/broken").join(rel)
+}
+
 /// Parse a file with format detection; panics with the error.
 pub fn parse(path: &Path) -> Vec<Session> {
     formats::parse_file(path, None).unwrap_or_else(|e| panic!("{}: {e:#}", path.display())).sessions

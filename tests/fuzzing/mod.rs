@@ -59,9 +59,14 @@ pub struct Seeds {
     pub by_format: BTreeMap<&'static str, Vec<Seed>>,
 }
 
-/// Source folders of seeds: ours, and the real transcripts beside the checkout.
+/// Source folders of seeds: ours (the samples, and their copies with records broken on
+/// purpose), and the real transcripts beside the checkout.
 fn seed_roots(repo: &Path) -> Vec<(&'static str, PathBuf)> {
-    vec![("corpus", repo.join("corpus")), ("real", repo.join("../shared/corpus-real"))]
+    vec![
+        ("corpus", repo.join("corpus")),
+        ("broken", repo.join("tests/data/broken")),
+        ("real", repo.join("../shared/corpus-real")),
+    ]
 }
 
 /// Copy the corpora of the checkout at `repo` under `into` and group their files by
