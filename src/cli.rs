@@ -81,6 +81,21 @@ pub enum Command {
                             debrief report session.jsonl --episode 5084 --format html -o pivot.html\n  \
                             debrief report session.jsonl --arc 5083..5086 --templates ./my-templates")]
     Report(ReportArgs),
+    /// Print shell completions for bash, zsh, fish, elvish or powershell
+    #[command(after_help = "Examples:\n  \
+                            debrief completions bash > ~/.local/share/bash-completion/completions/debrief\n  \
+                            debrief completions zsh > ~/.zfunc/_debrief\n  \
+                            debrief completions fish > ~/.config/fish/completions/debrief.fish")]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff)
+    #[command(after_help = "Example:\n  debrief man > ~/.local/share/man/man1/debrief.1 && man debrief")]
+    Man,
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell to complete for
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Args, Debug)]

@@ -258,3 +258,26 @@ fn sessions_filters_on_messages_filter() {
     assert!(sources(&["--errors"]).len() < all, "--errors filters");
     assert!(sources(&["--tool", "exec_command"]) == ["rollout.jsonl"], "only the Codex session ran exec_command");
 }
+
+#[test]
+fn completions_and_the_man_page_come_from_the_flags() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = tmp.path().join("ix");
+    for (shell, says) in
+        [("bash", "complete -F _debrief"), ("zsh", "#compdef debrief"), ("fish", "complete -c debrief")]
+    {
+        let out = run(&ix, &["completions", shell]);
+        assert!(out.status.success(), "{shell}: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains(says), "{shell}: {says}");
+        // The flags of the subcommands are there.
+        assert!(text.contains("redact-patterns") && text.contains("episode"), "{shell}");
+    }
+    let out = run(&ix, &["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let man = run(&ix, &["man"]);
+    assert!(man.status.success(), "{}", stderr(&man));
+    let text = stdout(&man);
+    assert!(text.starts_with(".ie") || text.contains(".TH debrief"), "{}", &text[..text.len().min(300)]);
+    assert!(text.contains("completions") && text.contains("report"), "the subcommands are listed");
+}

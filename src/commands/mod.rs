@@ -1,6 +1,7 @@
 //! One module per subcommand, plus the helpers they share: resolving the index
 //! folder, reading `--format`, filters and times, and loading transcript files.
 
+pub mod completions;
 pub mod detect;
 pub mod detectors;
 pub mod index;
