@@ -281,3 +281,27 @@ fn completions_and_the_man_page_come_from_the_flags() {
     assert!(text.starts_with(".ie") || text.contains(".TH debrief"), "{}", &text[..text.len().min(300)]);
     assert!(text.contains("completions") && text.contains("report"), "the subcommands are listed");
 }
+
+#[test]
+fn a_folder_without_transcripts_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = tmp.path().join("ix");
+    let d = tmp.path().join("notes");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("todo.txt"), "buy milk\n").unwrap();
+    let p = d.to_str().unwrap();
+    // show and detect read the folder fine and found nothing: exit 0, and a line saying so.
+    for args in [vec!["show", p], vec!["detect", p], vec!["detect", p, "--json"]] {
+        let out = run(&ix, &args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(stdout(&out).is_empty(), "{args:?}");
+        assert!(err.contains(&format!("debrief: no transcript found in {p}")), "{args:?}: {err}");
+    }
+    // report has nothing to write up: a failure, in one line.
+    let out = run(&ix, &["report", p]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(&format!("no transcript found in {p}")), "{err}");
+}

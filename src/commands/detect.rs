@@ -67,6 +67,9 @@ pub fn run(cli: &Cli, args: &DetectArgs) -> Result<i32> {
     if read == 0 && unreadable > 0 {
         bail!("no transcript could be read");
     }
+    if read == 0 {
+        eprintln!("debrief: {}", super::nothing_found(&paths));
+    }
     let out = std::io::stdout();
     let mut out = out.lock();
     let style = Style::stdout();

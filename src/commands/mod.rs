@@ -259,6 +259,13 @@ pub fn load(targets: &[Target], format: Option<&'static dyn Format>) -> Result<V
     Ok(files)
 }
 
+/// What a command says when the folders it was given hold no transcript at all (not an
+/// error: they were read, and nothing in them is one).
+pub fn nothing_found(paths: &[PathBuf]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| display_path(p)).collect();
+    format!("no transcript found in {} (`debrief sources` lists where each agent keeps its sessions)", names.join(", "))
+}
+
 /// What `show`, `detect` and `report` say of an empty file (`index` says it too, in its
 /// words): there is nothing to read, and no `--format` can change that.
 pub const EMPTY_FILE: &str = "empty file, nothing to read";

@@ -34,6 +34,9 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<i32> {
     // A session id given as the argument chooses the session, as --session does.
     let wanted = args.session.as_deref().or_else(|| targets.iter().find_map(|t| t.session.as_deref()));
     let files = load(&targets, format)?;
+    if files.is_empty() {
+        bail!("{}", super::nothing_found(&args.paths));
+    }
     let session = pick_session(files.into_iter().flat_map(|f| f.sessions).collect(), wanted)?;
     if let Selector::Arc(a, z) = selector
         && let (Some(first), Some(last)) = (session.messages.first(), session.messages.last())

@@ -61,6 +61,9 @@ pub fn run(cli: &Cli, args: &ShowArgs) -> Result<i32> {
     let redaction = Redaction::from_args(&args.redact)?;
     let format = format_arg(&args.format)?;
     let mut files = load(&targets(&cli.index, &args.paths)?, format)?;
+    if files.is_empty() {
+        eprintln!("debrief: {}", super::nothing_found(&args.paths));
+    }
     for s in files.iter_mut().flat_map(|f| &mut f.sessions) {
         redaction.session(s)?;
     }

@@ -88,10 +88,12 @@ impl IndexDir {
     /// Open for reading (search, sessions). Never takes the lock, and needs no write
     /// access to the folder (see [`ReaderDir`]).
     pub fn open(dir: &Path) -> Result<IndexDir> {
-        if !check_version(dir)? {
+        let tantivy_dir = dir.join("tantivy");
+        // A first `index` writes the version file, then creates the tantivy index: until
+        // its meta.json is there, there is no index yet.
+        if !check_version(dir)? || !tantivy_dir.join("meta.json").exists() {
             return Err(IndexError::Missing { dir: dir.to_path_buf() }.into());
         }
-        let tantivy_dir = dir.join("tantivy");
         let index = tantivy::directory::MmapDirectory::open(&tantivy_dir)
             .map_err(|e| anyhow::anyhow!("{}: {e}", tantivy_dir.display()))
             .and_then(|d| Ok(Index::open(ReaderDir { inner: d, root: tantivy_dir.clone() })?))
@@ -116,12 +118,13 @@ impl IndexDir {
         let index = if exists && tantivy_dir.join("meta.json").exists() {
             Index::open_in_dir(&tantivy_dir).with_context(|| format!("opening the index in {}", dir.display()))?
         } else {
-            fs::create_dir_all(&tantivy_dir).with_context(|| format!("creating {}", tantivy_dir.display()))?;
-            let index = Index::create_in_dir(&tantivy_dir, schema::build())
-                .with_context(|| format!("creating the index in {}", dir.display()))?;
+            // The version file first: a reader that finds tantivy's meta.json then finds
+            // the version too (see `open`).
             let v = serde_json::to_string(&VersionFile { schema: SCHEMA_VERSION })?;
             write_atomic(&dir.join("debrief.json"), v.as_bytes())?;
-            index
+            fs::create_dir_all(&tantivy_dir).with_context(|| format!("creating {}", tantivy_dir.display()))?;
+            Index::create_in_dir(&tantivy_dir, schema::build())
+                .with_context(|| format!("creating the index in {}", dir.display()))?
         };
         register_tokenizers(&index);
         let fields = Fields::from_schema(&index.schema()).context("index schema is missing fields: rebuild it")?;
