@@ -81,6 +81,21 @@ pub enum Command {
                             debrief report session.jsonl --episode 5084 --format html -o pivot.html\n  \
                             debrief report session.jsonl --arc 5083..5086 --templates ./my-templates")]
     Report(ReportArgs),
+    /// Print shell completions for bash, zsh, fish, elvish or powershell
+    #[command(after_help = "Examples:\n  \
+                            debrief completions bash > ~/.local/share/bash-completion/completions/debrief\n  \
+                            debrief completions zsh > ~/.zfunc/_debrief\n  \
+                            debrief completions fish > ~/.config/fish/completions/debrief.fish")]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff)
+    #[command(after_help = "Example:\n  debrief man > ~/.local/share/man/man1/debrief.1 && man debrief")]
+    Man,
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell to complete for
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Args, Debug)]
@@ -157,8 +172,8 @@ pub struct SearchArgs {
     pub query: String,
     #[command(flatten)]
     pub filters: FilterArgs,
-    /// Maximum number of hits
-    #[arg(long, short = 'n', default_value_t = 20)]
+    /// Maximum number of hits (at least 1)
+    #[arg(long, short = 'n', default_value_t = 20, value_parser = at_least_one)]
     pub limit: usize,
     /// One JSON object per hit per line
     #[arg(long)]
@@ -169,7 +184,7 @@ pub struct SearchArgs {
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    /// Transcript files or folders
+    /// Transcript files or folders, or indexed session ids (or unique id prefixes)
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Only messages A..B (inclusive; either end may be left out: 5080.., ..20)
@@ -195,8 +210,8 @@ pub struct ShowArgs {
 pub struct SessionsArgs {
     #[command(flatten)]
     pub filters: FilterArgs,
-    /// Maximum number of sessions
-    #[arg(long, short = 'n', default_value_t = 50)]
+    /// Maximum number of sessions (at least 1)
+    #[arg(long, short = 'n', default_value_t = 50, value_parser = at_least_one)]
     pub limit: usize,
     /// One JSON object per session per line
     #[arg(long)]
@@ -207,8 +222,8 @@ pub struct SessionsArgs {
 
 #[derive(Args, Debug)]
 pub struct DetectArgs {
-    /// Transcript files or folders
-    #[arg(required = true)]
+    /// Transcript files or folders, or indexed session ids (or unique id prefixes)
+    /// [default: every indexed transcript]
     pub paths: Vec<PathBuf>,
     /// Only these detectors (comma-separated ids)
     #[arg(long, value_delimiter = ',')]
@@ -251,7 +266,8 @@ pub struct SourcesArgs {
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// Transcript file (or folder holding one session; see --session)
+    /// Transcript file (or folder holding one session; see --session), or an indexed
+    /// session id (or unique id prefix)
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Write up the episode around the finding keyed on message N
@@ -277,4 +293,13 @@ pub struct ReportArgs {
     /// Read files as this transcript format instead of detecting it
     #[arg(long, value_name = "FORMAT")]
     pub input_format: Option<String>,
+}
+
+/// A count that must be at least 1 (`--limit 0` would ask for nothing).
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{s}` is not a number")),
+    }
 }

@@ -50,5 +50,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<i32> {
         Command::Detectors(a) => commands::detectors::run(cli, a),
         Command::Sources(a) => commands::sources::run(cli, a),
         Command::Report(a) => commands::report::run(cli, a),
+        Command::Completions(a) => commands::completions::completions(a),
+        Command::Man => commands::completions::man(),
     }
 }

@@ -353,18 +353,9 @@ impl Redactor {
         }
     }
 
-    /// Redact everything of a session a report can show: texts, thinking, commands,
-    /// call inputs and outputs, the descriptive metadata, and the source path.
-    pub fn redact_session(&self, s: &mut Session) {
-        self.redact_transcript(s);
-        let source = s.meta.source.to_string_lossy().into_owned();
-        if let Cow::Owned(r) = self.redact(&source) {
-            s.meta.source = r.into();
-        }
-    }
-
     /// Redact what a session took from its transcript: messages and metadata, but not
-    /// the source path (what `show` and `detect` print next to the transcript's text).
+    /// the source path (where the file lies on this machine: every command prints it as
+    /// it is, so that it can be opened and pasted into the next command).
     pub fn redact_transcript(&self, s: &mut Session) {
         self.redact_meta(&mut s.meta);
         for msg in &mut s.messages {

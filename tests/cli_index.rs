@@ -145,7 +145,7 @@ fn unchanged_files_are_not_read_again_and_appends_show_up() {
 #[test]
 fn appending_gives_the_same_index_as_reading_whole() {
     let tmp = tempfile::tempdir().unwrap();
-    let src = real("claude_code/sniffly/d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl");
+    let Some(src) = real("claude_code/sniffly/d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl") else { return };
     let text = fs::read_to_string(&src).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     // Whole file at once.
@@ -235,6 +235,37 @@ fn bad_records_are_reported_once_with_file_and_line_and_the_rest_is_kept() {
     // Every good record is still there, and the repaired line too.
     assert_eq!(search(&ix, &["America/New_York", "--role", "user"]).len(), 1);
     assert_eq!(search(&ix, &["lemurs"]).len(), 1);
+}
+
+/// Files of no known format in a folder are skipped, and the summary's count of them
+/// points at `last-run.log`, which names each one. Diagnostics on stderr name files as
+/// `show` and `detect` do (relative to the current folder when inside it).
+#[test]
+fn skipped_files_are_listed_in_the_run_log() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = tmp.path().join("ix");
+    let dir = tmp.path().join("mixed");
+    fs::create_dir(&dir).unwrap();
+    fs::copy(corpus("claude-code/ledger-timezone-fix.jsonl"), dir.join("ledger.jsonl")).unwrap();
+    fs::write(dir.join("notes.json"), "{\"todo\": [\"buy milk\"]}\n").unwrap();
+    fs::write(dir.join("settings.json"), "{\"theme\": \"dark\"}\n").unwrap();
+    let out = debrief(&ix).arg("index").arg(&dir).output().unwrap();
+    assert!(out.status.success());
+    let err = stderr_of(&out);
+    assert!(err.contains("2 files of no known format skipped (listed in "), "{err}");
+    let log = fs::read_to_string(ix.join("last-run.log")).unwrap();
+    for name in ["notes.json", "settings.json"] {
+        let line = format!("{}: skipped: not a transcript format debrief knows", dir.join(name).display());
+        assert!(log.lines().any(|l| l == line), "{line} in:\n{log}");
+    }
+    assert!(!log.contains("ledger.jsonl"), "{log}");
+    // A broken record under the current folder is named relative to it, on stderr.
+    let mut text = fs::read_to_string(corpus("claude-code/ledger-timezone-fix.jsonl")).unwrap();
+    text.push_str("{\"type\": \"user\", \"message\": \n{}\n");
+    fs::write(dir.join("ledger.jsonl"), text).unwrap();
+    let out = debrief(&ix).current_dir(tmp.path()).arg("index").arg(&dir).output().unwrap();
+    let err = stderr_of(&out);
+    assert!(err.contains("debrief: mixed/ledger.jsonl:"), "{err}");
 }
 
 #[test]

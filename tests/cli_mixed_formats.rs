@@ -6,7 +6,7 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use common::{corpus, debrief, root};
+use common::{corpus, debrief, real_dir};
 use debrief::formats;
 use serde_json::Value;
 
@@ -32,7 +32,8 @@ fn search(ix: &Path, args: &[&str]) -> Vec<Value> {
 fn every_format_in_one_folder_indexes_in_one_run() {
     let tmp = tempfile::tempdir().unwrap();
     let mixed = tmp.path().join("mixed");
-    copy_tree(&root().join("../shared/corpus-real"), &mixed.join("real"));
+    let Some(real) = real_dir() else { return };
+    copy_tree(&real, &mixed.join("real"));
     copy_tree(&corpus(""), &mixed.join("samples"));
     // OpenCode's database sample is kept as SQL; the agent writes a SQLite file.
     let db = rusqlite::Connection::open(mixed.join("samples/opencode-db/opencode.db")).unwrap();

@@ -54,8 +54,7 @@ fn lay_out(dir: &Path, cut: bool) {
         }
         sources.push((e.path(), dir.join(&name)));
     }
-    let real = common::real("claude_code/DRMacIver_claude-reliability");
-    if real.exists() {
+    if let Some(real) = common::real_part("claude_code/DRMacIver_claude-reliability", "the real sessions") {
         sources.push((real, dir.join("DRMacIver_claude-reliability")));
     }
     for (from, to) in sources {

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{call_counts, corpus, parse, real};
+use common::{broken, call_counts, corpus, parse, real_dir};
 use debrief::formats;
 use debrief::model::{Message, Origin, Role};
 
@@ -29,8 +29,9 @@ const REAL: &[(&str, usize, usize, usize, usize, usize)] = &[
 
 #[test]
 fn every_real_claude_file_parses_with_known_counts() {
+    let Some(dir) = real_dir() else { return };
     for (rel, msgs, calls, cmds, failed, open) in REAL {
-        let path = real(rel);
+        let path = dir.join(rel);
         let parsed = formats::parse_file(&path, None).unwrap_or_else(|e| panic!("{rel}: {e:#}"));
         assert_eq!(parsed.format.id(), "claude-code", "{rel}");
         assert_eq!(parsed.sessions.len(), 1, "{rel}");
@@ -47,13 +48,15 @@ fn every_real_claude_file_parses_with_known_counts() {
 
 #[test]
 fn real_files_report_only_the_broken_lines() {
-    let parsed = formats::parse_file(&real("claude_code/daaain_claude-code-log_v0.2/edge_cases.jsonl"), None).unwrap();
+    let Some(dir) = real_dir() else { return };
+    let parsed =
+        formats::parse_file(&dir.join("claude_code/daaain_claude-code-log_v0.2/edge_cases.jsonl"), None).unwrap();
     let lines: Vec<u32> = parsed.bad.iter().filter_map(|b| b.line).collect();
     // 10: "contenst" typo, 11: message is a string, 13/15/16: not objects, 14: no type,
     // 18: a content list holding a bare string.
     assert_eq!(lines, vec![10, 11, 13, 14, 15, 16, 18]);
     let clean =
-        formats::parse_file(&real("claude_code/sniffly/d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl"), None).unwrap();
+        formats::parse_file(&dir.join("claude_code/sniffly/d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl"), None).unwrap();
     assert!(clean.bad.is_empty(), "{:?}", clean.bad);
 }
 
@@ -104,7 +107,7 @@ fn unknown_line_types_are_counted_not_fatal() {
 
 #[test]
 fn a_rewind_drops_the_abandoned_branch() {
-    let parsed = formats::parse_file(&corpus("claude-code/rewind-compact.jsonl"), None).unwrap();
+    let parsed = formats::parse_file(&broken("claude-code/rewind-compact.jsonl"), None).unwrap();
     let s = &parsed.sessions[0];
     // Lines 5-8 (a prompt, a failing `rm … && pytest`, its result, a reply) were
     // abandoned when the user edited the prompt: line 9 hangs off line 4.
@@ -150,7 +153,7 @@ fn an_abandoned_branch_where_nothing_ran_is_a_retry_and_kept_nowhere() {
 
 #[test]
 fn compaction_boundary_and_summary_are_one_message() {
-    let s = &parse(&corpus("claude-code/rewind-compact.jsonl"))[0];
+    let s = &parse(&broken("claude-code/rewind-compact.jsonl"))[0];
     let m = s.message(7).unwrap();
     assert_eq!((m.role, m.origin), (Role::System, Origin::CompactSummary));
     assert_eq!((m.line, m.end_line), (Some(14), Some(15)));
@@ -163,7 +166,7 @@ fn compaction_boundary_and_summary_are_one_message() {
 #[test]
 fn resumed_reads_see_rewinds_in_appended_lines() {
     use debrief::formats::{Checkpoint, Collect, Input, Resume};
-    let path = corpus("claude-code/rewind-compact.jsonl");
+    let path = broken("claude-code/rewind-compact.jsonl");
     let whole = formats::parse_file(&path, None).unwrap();
     // Read lines 1-6 first, then resume from the last checkpoint at or before line 5.
     let fmt = formats::by_id("claude-code").unwrap();
@@ -247,7 +250,7 @@ fn a_rewind_after_an_index_run_drops_the_branch_on_the_next_run() {
     let dir = tmp.path().join("p");
     std::fs::create_dir(&dir).unwrap();
     let file = dir.join("s.jsonl");
-    let text = std::fs::read_to_string(corpus("claude-code/rewind-compact.jsonl")).unwrap();
+    let text = std::fs::read_to_string(broken("claude-code/rewind-compact.jsonl")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     // First run sees the branch that is later abandoned (lines 1-8) as the conversation.
     std::fs::write(&file, lines[..8].join("\n") + "\n").unwrap();

@@ -3,13 +3,13 @@
 
 mod common;
 
-use common::{call_counts, corpus, real};
+use common::{broken, call_counts, real};
 use debrief::formats;
 use debrief::model::{Origin, Role};
 
 #[test]
 fn loglines_export_maps_like_the_jsonl() {
-    let parsed = formats::parse_file(&corpus("claude-code-web/sync-dry-run.json"), None).unwrap();
+    let parsed = formats::parse_file(&broken("claude-code-web/sync-dry-run.json"), None).unwrap();
     assert_eq!(parsed.format.id(), "claude-code-web");
     let s = &parsed.sessions[0];
     assert_eq!(s.meta.id, "sync-dry-run");
@@ -40,8 +40,8 @@ fn loglines_export_maps_like_the_jsonl() {
 
 #[test]
 fn real_loglines_export() {
-    let parsed =
-        formats::parse_file(&real("claude_code/simonw_claude-code-transcripts/sample_session.json"), None).unwrap();
+    let Some(path) = real("claude_code/simonw_claude-code-transcripts/sample_session.json") else { return };
+    let parsed = formats::parse_file(&path, None).unwrap();
     assert_eq!(parsed.format.id(), "claude-code-web");
     let s = &parsed.sessions[0];
     assert_eq!(s.messages.len(), 21);

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{call_counts, corpus};
+use common::{broken, call_counts};
 use debrief::formats;
 use debrief::model::{Origin, Role};
 
@@ -10,7 +10,7 @@ const TASK: &str = "cline/saoudrizwan.claude-dev/tasks/1733040842117/api_convers
 
 #[test]
 fn xml_tool_calls_join_their_text_results() {
-    let parsed = formats::parse_file(&corpus(TASK), None).unwrap();
+    let parsed = formats::parse_file(&broken(TASK), None).unwrap();
     assert_eq!(parsed.format.id(), "cline");
     let s = &parsed.sessions[0];
     assert_eq!(s.meta.id, "1733040842117");

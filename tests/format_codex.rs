@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{call_counts, corpus, parse};
+use common::{broken, call_counts, corpus, parse};
 use debrief::formats;
 use debrief::model::{Origin, Role};
 
@@ -103,7 +103,7 @@ fn rollout_without_a_message_is_an_error_naming_the_file() {
 
 #[test]
 fn bare_jsonl_of_mid_2025_maps_like_the_envelope() {
-    let path = corpus("codex/2025/07/28/rollout-2025-07-28T09-14-03-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl");
+    let path = broken("codex/2025/07/28/rollout-2025-07-28T09-14-03-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl");
     let parsed = formats::parse_file(&path, None).unwrap();
     assert_eq!(parsed.format.id(), "codex");
     let s = &parsed.sessions[0];

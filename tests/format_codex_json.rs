@@ -2,13 +2,13 @@
 
 mod common;
 
-use common::{call_counts, corpus};
+use common::{broken, call_counts};
 use debrief::formats;
 use debrief::model::Role;
 
 #[test]
 fn single_file_rollout_is_one_document() {
-    let path = corpus("codex-json/rollout-2025-05-02-3f2c9a1e0b7d4c5e8f6a1b2c3d4e5f60.json");
+    let path = broken("codex-json/rollout-2025-05-02-3f2c9a1e0b7d4c5e8f6a1b2c3d4e5f60.json");
     let parsed = formats::parse_file(&path, None).unwrap();
     assert_eq!(parsed.format.id(), "codex-json");
     let s = &parsed.sessions[0];

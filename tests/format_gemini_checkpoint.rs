@@ -2,13 +2,13 @@
 
 mod common;
 
-use common::corpus;
+use common::broken;
 use debrief::formats;
 use debrief::model::{Origin, Role};
 
 #[test]
 fn checkpoint_history_joins_function_responses() {
-    let parsed = formats::parse_file(&corpus("gemini-checkpoint/checkpoint-queue-drain.json"), None).unwrap();
+    let parsed = formats::parse_file(&broken("gemini-checkpoint/checkpoint-queue-drain.json"), None).unwrap();
     assert_eq!(parsed.format.id(), "gemini-checkpoint");
     let s = &parsed.sessions[0];
     assert_eq!(s.meta.title.as_deref(), Some("queue-drain"));

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{call_counts, corpus};
+use common::{broken, call_counts, corpus};
 use debrief::formats;
 use debrief::model::{Origin, Role};
 
@@ -49,7 +49,7 @@ fn json_session_maps_messages_and_inline_results() {
 #[test]
 fn jsonl_session_last_version_wins_and_rewinds_drop_messages() {
     let parsed =
-        formats::parse_file(&corpus(&format!("{CHATS}/session-2026-02-03T08-15-9a8b7c6d.jsonl")), None).unwrap();
+        formats::parse_file(&broken(&format!("{CHATS}/session-2026-02-03T08-15-9a8b7c6d.jsonl")), None).unwrap();
     assert_eq!(parsed.format.id(), "gemini-cli");
     let s = &parsed.sessions[0];
     assert_eq!(s.meta.id, "9a8b7c6d-1e2f-4a3b-9c4d-5e6f7a8b9c0d");
@@ -102,7 +102,7 @@ fn a_growing_jsonl_is_read_again_without_doubling() {
     let dir = tmp.path().join("chats");
     std::fs::create_dir(&dir).unwrap();
     let file = dir.join("session-2026-02-03T08-15-9a8b7c6d.jsonl");
-    let text = std::fs::read_to_string(corpus(&format!("{CHATS}/session-2026-02-03T08-15-9a8b7c6d.jsonl"))).unwrap();
+    let text = std::fs::read_to_string(broken(&format!("{CHATS}/session-2026-02-03T08-15-9a8b7c6d.jsonl"))).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     std::fs::write(&file, lines[..8].join("\n") + "\n").unwrap();
     let run = |args: &[&str]| common::debrief(&ix).args(args).output().unwrap();

@@ -2,13 +2,13 @@
 
 mod common;
 
-use common::corpus;
+use common::broken;
 use debrief::formats;
 use debrief::model::Role;
 
 #[test]
 fn stream_events_become_messages_with_joined_results() {
-    let parsed = formats::parse_file(&corpus("gemini-stream/ci-red.jsonl"), None).unwrap();
+    let parsed = formats::parse_file(&broken("gemini-stream/ci-red.jsonl"), None).unwrap();
     assert_eq!(parsed.format.id(), "gemini-stream");
     let s = &parsed.sessions[0];
     assert_eq!(s.meta.id, "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b");

@@ -40,7 +40,7 @@ fn messages_are_all_there(name: &str, list: &[Value], s: &Session) {
 
 #[test]
 fn every_real_message_list_parses_with_known_counts() {
-    let files = real_files("openai_chat_messages");
+    let Some(files) = real_files("openai_chat_messages") else { return };
     assert_eq!(files.len(), REAL.len(), "a new real file needs a row here: {files:?}");
     for path in files {
         let name = rel(&path);
@@ -60,7 +60,8 @@ fn every_real_message_list_parses_with_known_counts() {
 
 #[test]
 fn mini_steps_join_their_observations() {
-    let s = &parse(&real("openai_chat_messages/SWE-agent_mini-swe-agent/github_issue.traj.json"))[0];
+    let Some(path) = real("openai_chat_messages/SWE-agent_mini-swe-agent/github_issue.traj.json") else { return };
+    let s = &parse(&path)[0];
     assert_eq!(s.meta.id, "github_issue");
     let kinds: Vec<(Role, Origin)> = s.messages.iter().take(3).map(|m| (m.role, m.origin)).collect();
     assert_eq!(

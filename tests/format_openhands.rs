@@ -41,7 +41,7 @@ fn events_are_all_there(name: &str, events: &[Value], s: &Session) {
 
 #[test]
 fn every_real_event_list_parses_with_known_counts() {
-    let files = real_files("openhands");
+    let Some(files) = real_files("openhands") else { return };
     assert_eq!(files.len(), REAL.len(), "a new real OpenHands file needs a row here: {files:?}");
     for path in files {
         let name = rel(&path);
@@ -60,7 +60,8 @@ fn every_real_event_list_parses_with_known_counts() {
 
 #[test]
 fn the_hung_http_server() {
-    let s = &parse(&real("openhands/All-Hands-AI_OpenHands/basic_gui_mode.json"))[0];
+    let Some(path) = real("openhands/All-Hands-AI_OpenHands/basic_gui_mode.json") else { return };
+    let s = &parse(&path)[0];
     assert_eq!(s.meta.model.as_deref(), Some("claude-3-5-sonnet-20241022"));
     assert_eq!(s.meta.started.map(|t| t.to_rfc3339()).as_deref(), Some("2025-01-20T20:29:13.519638+00:00"));
     let m = &s.messages[4];

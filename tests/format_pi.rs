@@ -54,7 +54,7 @@ fn sample_session_reads_calls_results_and_exit_codes() {
     assert_eq!(own.result.as_ref().unwrap().exit_code, Some(0));
     // A bash call that ran into its timeout.
     let slow = s.message(9).unwrap().calls[0].result.as_ref().unwrap();
-    assert!(slow.interrupted && slow.is_error && slow.exit_code.is_none());
+    assert!(slow.timed_out && slow.is_error && slow.exit_code.is_none());
     // Every record is a message or a result joined into one, bookkeeping aside.
     let path = corpus(SAMPLE);
     let left = uncovered_lines(&path, &parsed.sessions, |l| {
@@ -101,6 +101,6 @@ fn the_real_session_reads_every_call_with_its_result() {
     assert_eq!(call_counts(s), (78, 67, 10, 0));
     let exit1 = s.messages.iter().flat_map(|m| &m.calls).filter(|c| c.result.as_ref().unwrap().exit_code == Some(1));
     assert_eq!(exit1.count(), 8);
-    let timeouts = s.messages.iter().flat_map(|m| &m.calls).filter(|c| c.result.as_ref().unwrap().interrupted);
+    let timeouts = s.messages.iter().flat_map(|m| &m.calls).filter(|c| c.result.as_ref().unwrap().timed_out);
     assert_eq!(timeouts.count(), 2);
 }

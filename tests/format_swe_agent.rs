@@ -154,7 +154,7 @@ fn history_is_all_there(name: &str, doc: &Value, s: &Session) {
 
 #[test]
 fn every_real_trajectory_parses_with_known_counts() {
-    let files = real_files("swe_agent");
+    let Some(files) = real_files("swe_agent") else { return };
     assert_eq!(files.len(), REAL.len(), "a new real .traj needs a row here: {files:?}");
     for path in files {
         let name = rel(&path);
@@ -181,7 +181,8 @@ fn every_real_trajectory_parses_with_known_counts() {
 
 #[test]
 fn old_shape_observations_follow_their_action() {
-    let s = &parse(&real(&format!("swe_agent/SWE-agent_SWE-agent/{}", REAL[2].0)))[0];
+    let Some(path) = real(&format!("swe_agent/SWE-agent_SWE-agent/{}", REAL[2].0)) else { return };
+    let s = &parse(&path)[0];
     assert_eq!(s.meta.id, REAL[2].0.trim_end_matches(".traj"));
     assert_eq!(s.meta.cwd.as_deref(), Some("/pydicom__pydicom"));
     // The demonstration pasted into the prompt is not the person's turn.
@@ -219,7 +220,8 @@ fn old_shape_observations_follow_their_action() {
 #[test]
 fn function_calling_shape_joins_tool_messages_by_id() {
     let name = REAL[18].0;
-    let s = &parse(&real(&format!("swe_agent/SWE-agent_SWE-agent/{name}")))[0];
+    let Some(path) = real(&format!("swe_agent/SWE-agent_SWE-agent/{name}")) else { return };
+    let s = &parse(&path)[0];
     assert_eq!(s.meta.model.as_deref(), Some("gpt-4o"), "from replay_config");
     let m = &s.messages[2];
     let c = &m.calls[0];
@@ -231,8 +233,11 @@ fn function_calling_shape_joins_tool_messages_by_id() {
 
 #[test]
 fn the_last_submit_gets_its_observation_from_the_trajectory() {
-    let s =
-        &parse(&real("swe_agent/SWE-agent_SWE-agent/trajectories_demonstrations_ctf_crypto_BabyEncryption.traj"))[0];
+    let Some(path) = real("swe_agent/SWE-agent_SWE-agent/trajectories_demonstrations_ctf_crypto_BabyEncryption.traj")
+    else {
+        return;
+    };
+    let s = &parse(&path)[0];
     let submit = s.messages.iter().flat_map(|m| &m.calls).last().unwrap();
     assert_eq!(submit.command.as_deref(), Some("submit 'HTB{l00k_47_y0u_r3v3rs1ng_3qu4710n5_c0ngr475}'"));
     assert!(submit.result.is_some());

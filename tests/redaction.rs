@@ -443,3 +443,64 @@ fn no_redact_and_extra_patterns_conflict_with_a_clear_message() {
     let shown = run(&c, &["show", c.file.to_str().expect("path"), "--redact-patterns", pats.to_str().expect("path")]);
     assert!(!shown.contains("Deploy it") && shown.contains("[REDACTED] it"), "extra pattern applied");
 }
+
+/// The transcript files' own paths (`source`) are not redacted anywhere, though they
+/// hold the user's name and the project folder: they are the user's files, scripts open
+/// them, and a report's suggested `debrief report PATH --episode N` must paste. Here the
+/// archive is under a home folder whose user name the session's own folder gives away.
+#[test]
+fn source_paths_are_shown_as_they_are() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let home = tmp.path().join("home/ann");
+    let dir = home.join(".claude/projects/-home-ann-src-app");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let failing = "python train.py --config /home/ann/src/app/cfg.yaml";
+    let mut t = Transcript::new().user("Train it, ann.");
+    for _ in 0..3 {
+        t = t.bash(failing, "Traceback (most recent call last):\nFileNotFoundError: /home/ann/data", true);
+    }
+    let file = dir.join("0f3e2d1c-aaaa-4bbb-8ccc-123456789abc.jsonl");
+    std::fs::write(&file, t.assistant("It keeps failing on /home/ann/data.").text()).expect("write");
+    let ix = tmp.path().join("ix");
+    let index = common::debrief(&ix).arg("index").arg(&file).output().expect("run");
+    assert!(index.status.success(), "{}", String::from_utf8_lossy(&index.stderr));
+    let full = file.to_str().expect("path").to_string();
+    // With HOME at the user's home (`~/.claude/…`), and from `/` (`tmp/…/home/ann/.claude/…`).
+    let elsewhere = tmp.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("mkdir");
+    for (cwd, home_env, shown) in [
+        (elsewhere.clone(), home.clone(), format!("~/{}", file.strip_prefix(&home).expect("under home").display())),
+        ("/".into(), elsewhere.clone(), full.trim_start_matches('/').to_string()),
+    ] {
+        let out = |args: &[&str]| -> String {
+            let o = common::debrief(&ix).current_dir(&cwd).env("HOME", &home_env).args(args).output().expect("run");
+            assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+            String::from_utf8(o.stdout).expect("UTF-8")
+        };
+        let report = out(&["report", &full]);
+        assert!(report.contains(&shown), "the report's footer names {shown}:\n{report}");
+        let arc = out(&["report", &full, "--arc", "1..9"]);
+        assert!(arc.contains(&format!("debrief report {shown} --episode")), "a command that pastes:\n{arc}");
+        let facts: serde_json::Value =
+            serde_json::from_str(&out(&["report", &full, "--format", "json"])).expect("JSON");
+        assert_eq!(facts["facts"]["session"]["source"], shown.as_str(), "facts.session.source");
+        for text in [out(&["show", &full]), out(&["detect", &full]), out(&["search", "traceback"]), out(&["sessions"])]
+        {
+            assert!(text.contains(&shown), "{shown} in:\n{text}");
+        }
+        for args in [
+            &["show", &full, "--json"][..],
+            &["detect", &full, "--json"],
+            &["search", "traceback", "--json"],
+            &["sessions", "--json"],
+        ] {
+            for line in out(args).lines() {
+                let v: serde_json::Value = serde_json::from_str(line).expect("JSON");
+                assert_eq!(v["source"], full.as_str(), "{args:?}");
+            }
+        }
+        // The user name is still redacted where the transcript says it.
+        let show = out(&["show", &full]);
+        assert!(!show.contains("/home/ann/data") && show.contains("/home/[USER]/data"), "{show}");
+    }
+}

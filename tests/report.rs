@@ -192,7 +192,7 @@ fn check_citations(doc: &str, session: &Session, html: bool, what: &str) -> usiz
 
 fn redacted(s: &Session) -> Session {
     let mut r = s.clone();
-    Redactor::for_meta(&s.meta, &[]).expect("redactor").redact_session(&mut r);
+    Redactor::for_meta(&s.meta, &[]).expect("redactor").redact_transcript(&mut r);
     r
 }
 
@@ -204,9 +204,9 @@ fn citation_sources() -> Vec<PathBuf> {
         "claude_code/DRMacIver_claude-reliability/coverage-test-fix.transcript.jsonl",
         "claude_code/DRMacIver_claude-reliability/python-to-rust-port.transcript.jsonl",
     ] {
-        let p = common::real(rel);
-        if p.exists() {
-            v.push(p);
+        match common::real_part(rel, "the real sessions") {
+            Some(p) => v.push(p),
+            None => break,
         }
     }
     v
@@ -718,13 +718,13 @@ fn report_cli_writes_files_and_refuses_bad_selectors() {
         .args(["report", "--episode", "999"])
         .arg(common::corpus("claude-code/ledger-timezone-fix.jsonl"))
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicates::str::contains("no message [msg 999]"));
     common::debrief(idx.path())
         .args(["report", "--format", "pdf"])
         .arg(common::corpus("claude-code/ledger-timezone-fix.jsonl"))
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicates::str::contains("unknown report format"));
     let md = common::debrief(idx.path())
         .args(["report", "--arc", "3..10"])

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{corpus, real};
+use common::{corpus, real_part};
 use debrief::formats;
 
 fn claimed(name: &str, text: &str) -> Option<&'static str> {
@@ -39,7 +39,8 @@ fn look_alike_lists_are_not_claimed() {
     assert_eq!(claimed("ui_messages.json", CLINE_UI), None, "Cline's ui_messages.json is not a conversation");
     // An OpenAI chat with a `parts` key somewhere later is not a Gemini history: Gemini's
     // first `Content` has the `parts`.
-    let chat = r#"[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok", "metadata": {"parts": [1]}}]"#;
+    let chat =
+        r#"[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok", "metadata": {"parts": [1]}}]"#;
     assert_eq!(claimed("chat.json", chat), Some("openai-chat"));
     assert_eq!(claimed("chat.json", &format!(r#"{{"history": {AMP_ITEMS}}}"#)), None);
     let gemini = r#"{"authType": "oauth-personal", "history": [{"role": "user", "parts": [{"text": "hi"}]}]}"#;
@@ -69,11 +70,7 @@ fn the_real_shapes_are_still_claimed() {
         ("openai_chat_messages/SWE-agent_mini-swe-agent/local.traj.json", "openai-chat"),
         ("swe_agent/SWE-agent_SWE-agent/trajectories_demonstrations_function_calling_simple.traj", "swe-agent"),
     ] {
-        let p = real(rel);
-        if !p.exists() {
-            eprintln!("skipping {rel}: ../shared is absent");
-            continue;
-        }
+        let Some(p) = real_part(rel, "the real samples") else { break };
         assert_eq!(formats::detect(&p, &head(&p)).map(|f| f.id()), Some(id), "{rel}");
     }
 }

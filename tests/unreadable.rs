@@ -168,3 +168,73 @@ fn files_and_folders_without_read_permission_are_named_and_skipped() {
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     assert!(indexed(&ix, "sub/rewind.jsonl"), "the readable session is indexed");
 }
+
+/// Searching needs no write access to the index: an index another user built (here:
+/// root's, searched as `nobody`; as a non-root user, one made read-only) answers
+/// `search` and `sessions`, with and without tantivy's lock file in it. What cannot be
+/// done is said in one plain line that names the folder.
+#[test]
+fn a_read_only_index_can_be_searched() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let d = folder(tmp.path());
+    let ix = tmp.path().join("ix");
+    let out = debrief(&ix).args(["index"]).arg(&d).output().expect("run");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let root = Command::new("id").arg("-u").output().ok().is_some_and(|o| o.stdout.starts_with(b"0\n"));
+    // Readable by all, writable by its owner only (as non-root: by nobody).
+    let mode = if root { 0o755 } else { 0o555 };
+    let mut dirs: Vec<std::path::PathBuf> = vec![tmp.path().to_path_buf(), d.clone(), d.join("sub")];
+    dirs.extend(
+        walkdir::WalkDir::new(&ix)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_dir())
+            .map(|e| e.into_path()),
+    );
+    for p in &dirs {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    }
+    // tantivy writes some files readable by their owner only; the index is shared here.
+    for e in walkdir::WalkDir::new(&ix).into_iter().filter_map(Result::ok).filter(|e| e.file_type().is_file()) {
+        std::fs::set_permissions(e.path(), std::fs::Permissions::from_mode(mode & 0o644)).expect("chmod");
+    }
+    let lock = ix.join("tantivy/.tantivy-meta.lock");
+    for with_lock_file in [true, false] {
+        if !with_lock_file {
+            std::fs::set_permissions(ix.join("tantivy"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+            let _ = std::fs::remove_file(&lock);
+            std::fs::set_permissions(ix.join("tantivy"), std::fs::Permissions::from_mode(mode)).expect("chmod");
+        }
+        let Some(mut cmd) = as_unprivileged(&ix) else {
+            eprintln!("cannot drop privileges here (no setpriv): read-only index case skipped");
+            return;
+        };
+        let bin_ok = !root
+            || Command::new("setpriv")
+                .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .arg(assert_cmd::cargo::cargo_bin("debrief"))
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success());
+        if !bin_ok {
+            eprintln!("`nobody` cannot run the test binary here: read-only index case skipped");
+            return;
+        }
+        let out = cmd.args(["search", "timezone", "--json"]).output().expect("run");
+        let err = stderr(&out);
+        assert!(out.status.success(), "lock file there: {with_lock_file}: {err}");
+        assert!(!out.stdout.is_empty(), "hits");
+        let out = as_unprivileged(&ix).expect("as before").args(["sessions"]).output().expect("run");
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    // Writing is what needs write access, and says so plainly.
+    let out = as_unprivileged(&ix).expect("as before").args(["index"]).arg(&d).output().expect("run");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(&ix.display().to_string()) && err.contains("Permission denied"), "{err}");
+    assert!(!err.contains("Os {") && !err.contains("IoError("), "no debug output: {err}");
+    for p in &dirs {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+}

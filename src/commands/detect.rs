@@ -2,28 +2,33 @@
 //! `--stats`, how often each detector fires over a corpus. Summaries and commands
 //! quote the transcript, so they are redacted unless `--no-redact`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use serde_json::json;
 
-use super::{Redaction, Style, display_path, format_arg, report_bad};
+use super::{Redaction, Style, Target, display_path, format_arg, index_dir, report_bad, targets};
 use crate::cli::{Cli, DetectArgs};
 use crate::detect::prose::thousands;
 use crate::detect::{self, Detector, Finding, Released, SessionStats, Stream};
 use crate::formats::{self, Format, Input, Sink, Unread};
+use crate::index::IndexDir;
 use crate::model::{BadRecord, Message, Role, SessionMeta};
 use crate::walk;
 
-pub fn run(_cli: &Cli, args: &DetectArgs) -> Result<i32> {
+pub fn run(cli: &Cli, args: &DetectArgs) -> Result<i32> {
     let detectors = detect::selection(&args.select, &args.ignore)?;
     let redaction = Redaction::from_args(&args.redact)?;
     let format = format_arg(&args.format)?;
+    let targets = if args.paths.is_empty() { indexed(cli)? } else { targets(&cli.index, &args.paths)? };
+    let only: HashMap<&Path, &str> =
+        targets.iter().filter_map(|t| Some((t.path.as_path(), t.session.as_deref()?))).collect();
+    let paths: Vec<PathBuf> = targets.iter().map(|t| t.path.clone()).collect();
     let mut problems = Vec::new();
-    let found = walk::discover(&args.paths, true, &mut problems);
+    let found = walk::discover(&paths, true, &mut problems);
     let mut unreadable = 0usize;
     for (p, why) in &problems {
         eprintln!("debrief: {}: {why}", p.display());
@@ -37,6 +42,12 @@ pub fn run(_cli: &Cli, args: &DetectArgs) -> Result<i32> {
     // Files that were read or that a line was printed for.
     let mut accounted: Vec<&Path> = Vec::new();
     for (c, result) in found.iter().zip(results) {
+        if c.size == 0 {
+            eprintln!("debrief: {}: {}", c.path.display(), super::EMPTY_FILE);
+            unreadable += 1;
+            accounted.push(&c.path);
+            continue;
+        }
         match result {
             Scan::Read { format, sessions: s, bad } => {
                 report_bad(&c.path, &bad);
@@ -49,7 +60,8 @@ pub fn run(_cli: &Cli, args: &DetectArgs) -> Result<i32> {
                     }
                     None => {
                         read += 1;
-                        sessions.extend(s);
+                        let id = only.get(c.path.as_path());
+                        sessions.extend(s.into_iter().filter(|s| id.is_none_or(|id| s.meta.id == *id)));
                     }
                 }
             }
@@ -109,6 +121,19 @@ pub fn run(_cli: &Cli, args: &DetectArgs) -> Result<i32> {
         eprintln!("{total} finding{}", if total == 1 { "" } else { "s" });
     }
     Ok(0)
+}
+
+/// With no path: every file the index holds a session of (as `index` with no path reads
+/// the agents' folders), read again as it is now.
+fn indexed(cli: &Cli) -> Result<Vec<Target>> {
+    let ix = IndexDir::open(&index_dir(&cli.index))?;
+    let mut paths: Vec<PathBuf> =
+        ix.load_state()?.files.into_iter().filter(|(_, s)| s.sessions > 0).map(|(p, _)| p).collect();
+    paths.sort();
+    if paths.is_empty() {
+        bail!("the index at {} holds no session: run `debrief index`, or name a transcript", ix.dir.display());
+    }
+    Ok(paths.into_iter().map(|path| Target { path, session: None }).collect())
 }
 
 /// What detect keeps of a session: its findings, and where each message is (the

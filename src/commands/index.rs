@@ -40,15 +40,15 @@ pub fn run(cli: &Cli, args: &IndexArgs) -> Result<i32> {
     write_log(&ix, &summary);
     if !args.quiet {
         for (path, why) in &summary.unreadable {
-            eprintln!("debrief: {}: {why}", path.display());
+            eprintln!("debrief: {}: {why}", display_path(path));
         }
         for (path, why) in &summary.nothing_read {
             eprintln!("debrief: {}: {why}", path.display());
         }
         for (path, bad) in summary.bad.iter().take(SHOW_BAD) {
             match bad.line {
-                Some(l) => eprintln!("debrief: {}:{l}: {}", path.display(), redact(&bad.reason)),
-                None => eprintln!("debrief: {}: {}", path.display(), redact(&bad.reason)),
+                Some(l) => eprintln!("debrief: {}:{l}: {}", display_path(path), redact(&bad.reason)),
+                None => eprintln!("debrief: {}: {}", display_path(path), redact(&bad.reason)),
             }
         }
         eprintln!("{}", summary_line(&summary, &ix));
@@ -95,6 +95,9 @@ fn write_log(ix: &IndexDir, s: &Summary) {
                 let _ = writeln!(log, "{}: {}", path.display(), redact(&bad.reason));
             }
         }
+    }
+    for path in &s.files_unknown {
+        let _ = writeln!(log, "{}: skipped: not a transcript format debrief knows", path.display());
     }
     let _ = std::fs::write(ix.dir.join("last-run.log"), log);
 }
@@ -146,8 +149,14 @@ pub fn summary_line(s: &Summary, ix: &IndexDir) -> String {
             plural(s.pending_tails as u64)
         );
     }
-    if s.files_unknown > 0 {
-        let _ = write!(line, "; {} file{} of no known format skipped", s.files_unknown, plural(s.files_unknown as u64));
+    if !s.files_unknown.is_empty() {
+        let n = s.files_unknown.len();
+        let _ = write!(
+            line,
+            "; {n} file{} of no known format skipped (listed in {})",
+            plural(n as u64),
+            display_path(&ix.dir.join("last-run.log"))
+        );
     }
     line
 }

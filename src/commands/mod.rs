@@ -1,6 +1,7 @@
 //! One module per subcommand, plus the helpers they share: resolving the index
 //! folder, reading `--format`, filters and times, and loading transcript files.
 
+pub mod completions;
 pub mod detect;
 pub mod detectors;
 pub mod index;
@@ -13,11 +14,12 @@ pub mod sources;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 
 use crate::cli::{FilterArgs, RedactArgs};
 use crate::formats::{self, Format, ParsedFile, Unread};
+use crate::index::IndexDir;
 use crate::index::search::Filters;
 use crate::model::{BadRecord, Role, Session, SessionMeta};
 use crate::redact::{self, Redactor};
@@ -85,6 +87,12 @@ pub fn filters(a: &FilterArgs) -> Result<Filters> {
                 crate::UsageError(format!("unknown role `{r}` (use user, assistant, tool or system)"))
             })?),
         };
+    if let Some(d) = &a.detector
+        && crate::detect::by_id(d).is_none()
+    {
+        let known: Vec<&str> = crate::detect::registry().iter().map(|d| d.id()).collect();
+        crate::usage!("unknown detector `{d}` (known: {})", known.join(", "));
+    }
     Ok(Filters {
         agent: a.agent.clone(),
         project: a.project.clone(),
@@ -138,13 +146,67 @@ impl Redaction {
     }
 }
 
-/// Read every transcript under `paths`. Files that cannot be read, and files that a
-/// format claims but yields no message from, are reported on stderr, one line each;
-/// when nothing at all could be read the command fails ([`Reported`]: exit 1, nothing
-/// more printed).
-pub fn load(paths: &[PathBuf], format: Option<&'static dyn Format>) -> Result<Vec<ParsedFile>> {
+/// What a transcript argument names: a file or folder, or one session of an indexed file.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub path: PathBuf,
+    /// The full session id, when the argument was a session id (or a prefix of one).
+    pub session: Option<String>,
+}
+
+/// Resolve the transcript arguments of `show`, `detect` and `report`: a path that exists
+/// is a path; an argument that is not one and has no `/` is looked up as a session id,
+/// or a unique prefix of one, among the indexed sessions (the ids `sessions` and
+/// `search` print). A prefix several sessions share is a usage error that lists them;
+/// an argument that is neither is an error that says both were tried.
+pub fn targets(index: &Option<PathBuf>, args: &[PathBuf]) -> Result<Vec<Target>> {
+    let mut ix: Option<Option<IndexDir>> = None;
+    let mut out = Vec::new();
+    for a in args {
+        let as_path = Target { path: a.clone(), session: None };
+        let Some(id) =
+            a.to_str().filter(|s| !s.is_empty() && !s.contains(std::path::MAIN_SEPARATOR) && !s.contains('/'))
+        else {
+            out.push(as_path);
+            continue;
+        };
+        if std::fs::symlink_metadata(a).is_ok() {
+            out.push(as_path);
+            continue;
+        }
+        let Some(ix) = ix.get_or_insert_with(|| IndexDir::open(&index_dir(index)).ok()) else {
+            bail!("{id}: no such file or folder (and no index to look it up in as a session id)");
+        };
+        let wanted = Filters { session: Some(id.to_string()), ..Filters::default() };
+        let found = sessions::list(ix, &wanted, 11)?;
+        match found.as_slice() {
+            [] => bail!("{id}: no such file or folder, and no indexed session id starts with it"),
+            [one] => out.push(Target { path: one.meta.source.clone(), session: Some(one.meta.id.clone()) }),
+            many => {
+                let listed: Vec<String> =
+                    many.iter().take(10).map(|r| format!("{} ({})", r.meta.id, display_path(&r.meta.source))).collect();
+                crate::usage!(
+                    "`{id}` is the start of {} session ids: {}{}",
+                    if many.len() > 10 { "more than 10".to_string() } else { many.len().to_string() },
+                    listed.join(", "),
+                    if many.len() > 10 { ", …" } else { "" }
+                )
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Read every transcript the targets name (of a session id, that session only). Files
+/// that cannot be read, and files that a format claims but yields no message from, are
+/// reported on stderr, one line each; when nothing at all could be read the command
+/// fails ([`Reported`]: exit 1, nothing more printed).
+pub fn load(targets: &[Target], format: Option<&'static dyn Format>) -> Result<Vec<ParsedFile>> {
     let mut problems = Vec::new();
-    let found = walk::discover(paths, true, &mut problems);
+    let paths: Vec<PathBuf> = targets.iter().map(|t| t.path.clone()).collect();
+    let only: std::collections::HashMap<&Path, &str> =
+        targets.iter().filter_map(|t| Some((t.path.as_path(), t.session.as_deref()?))).collect();
+    let found = walk::discover(&paths, true, &mut problems);
     let mut files = Vec::new();
     let mut unreadable = 0usize;
     for (p, why) in &problems {
@@ -154,6 +216,12 @@ pub fn load(paths: &[PathBuf], format: Option<&'static dyn Format>) -> Result<Ve
     // Files that were read or that a line was printed for.
     let mut accounted: Vec<&Path> = Vec::new();
     for c in &found {
+        if c.size == 0 {
+            eprintln!("debrief: {}: {EMPTY_FILE}", c.path.display());
+            unreadable += 1;
+            accounted.push(&c.path);
+            continue;
+        }
         let fmt = match format {
             Some(f) => Some(f),
             None => match formats::read_head(&c.path).map(|h| formats::detect(&c.path, &h)) {
@@ -168,7 +236,12 @@ pub fn load(paths: &[PathBuf], format: Option<&'static dyn Format>) -> Result<Ve
         };
         let parsed = match fmt {
             Some(f) => match formats::parse_file(&c.path, Some(f)) {
-                Ok(parsed) => Some(parsed),
+                Ok(mut parsed) => {
+                    if let Some(id) = only.get(c.path.as_path()) {
+                        parsed.sessions.retain(|s| s.meta.id == *id);
+                    }
+                    Some(parsed)
+                }
                 Err(e) => {
                     eprintln!("debrief: {e:#}");
                     unreadable += 1;
@@ -221,6 +294,10 @@ impl std::fmt::Display for Reported {
 }
 
 impl std::error::Error for Reported {}
+
+/// What `show`, `detect` and `report` say of an empty file (`index` says it too, in its
+/// words): there is nothing to read, and no `--format` can change that.
+pub const EMPTY_FILE: &str = "empty file, nothing to read";
 
 /// Print a file's bad records, one line each, redacted (a reason may quote the record).
 pub fn report_bad(path: &Path, bad: &[BadRecord]) {

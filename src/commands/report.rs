@@ -6,14 +6,14 @@ use std::io::Write;
 use anyhow::{Context, Result, bail};
 
 use super::show::Range;
-use super::{Redaction, format_arg, load};
+use super::{Redaction, format_arg, load, targets};
 use crate::cli::{Cli, ReportArgs};
 use crate::detect;
 use crate::model::Session;
 use crate::report::templates::Templates;
 use crate::report::{self, Selector, export};
 
-pub fn run(_cli: &Cli, args: &ReportArgs) -> Result<i32> {
+pub fn run(cli: &Cli, args: &ReportArgs) -> Result<i32> {
     // Check the cheap things before reading transcripts.
     export::by_id(&args.format)?;
     let selector = match (args.episode, &args.arc) {
@@ -29,8 +29,26 @@ pub fn run(_cli: &Cli, args: &ReportArgs) -> Result<i32> {
         Some(dir) => Templates::with_user_dir(dir)?,
         None => Templates::embedded(),
     };
-    let files = load(&args.paths, format_arg(&args.input_format)?)?;
-    let session = pick_session(files.into_iter().flat_map(|f| f.sessions).collect(), args.session.as_deref())?;
+    let format = format_arg(&args.input_format)?;
+    let targets = targets(&cli.index, &args.paths)?;
+    // A session id given as the argument chooses the session, as --session does.
+    let wanted = args.session.as_deref().or_else(|| targets.iter().find_map(|t| t.session.as_deref()));
+    let files = load(&targets, format)?;
+    let session = pick_session(files.into_iter().flat_map(|f| f.sessions).collect(), wanted)?;
+    if let Selector::Arc(a, z) = selector
+        && let (Some(first), Some(last)) = (session.messages.first(), session.messages.last())
+        && (a < first.idx || (z > last.idx && z != u32::MAX))
+        && session.messages.iter().any(|m| (a..=z).contains(&m.idx))
+    {
+        eprintln!(
+            "debrief: session {} has messages {}..{}: the arc covers {}..{}",
+            session.meta.id,
+            first.idx,
+            last.idx,
+            a.max(first.idx),
+            z.min(last.idx)
+        );
+    }
     let findings = detect::detect_session(detect::registry(), &session.messages);
     if let Selector::Episode(n) = selector
         && session.message(n).is_some()

@@ -13,8 +13,16 @@ use crate::index::search::{self, Hit};
 
 pub fn run(cli: &Cli, args: &SearchArgs) -> Result<i32> {
     let f = filters(&args.filters)?;
-    if args.query.trim().is_empty() && is_unfiltered(&f) {
-        crate::usage!("give a query or at least one filter (see `debrief search --help`)");
+    if args.query.trim().is_empty() {
+        if is_unfiltered(&f) {
+            crate::usage!("give a query or at least one filter (see `debrief search --help`)");
+        }
+    } else if search::parse_query(&args.query).is_empty() {
+        // Punctuation alone is not indexed: searching for it would match everything.
+        crate::usage!(
+            "the query `{}` has no word to search for (punctuation alone is not searched)",
+            args.query.trim()
+        );
     }
     let redaction = Redaction::from_args(&args.redact)?;
     let ix = IndexDir::open(&index_dir(&cli.index))?;

@@ -98,12 +98,25 @@ pub fn list(ix: &IndexDir, filters: &crate::index::search::Filters, limit: usize
             Box::new(TermQuery::new(Term::from_field_text(fl.detector, d), IndexRecordOption::Basic)),
         ));
     }
+    // A filter on messages (--role, --tool, --program, --file, --errors): the sessions
+    // with at least one message it accepts.
+    let with_messages = if filters.on_messages() {
+        Some(crate::index::search::sessions_with_messages(&searcher, &fl, filters)?)
+    } else {
+        None
+    };
     let q = BooleanQuery::new(clauses);
     let top = searcher
         .search(&q, &TopDocs::with_limit(1_000_000).order_by_fast_field::<tantivy::DateTime>("time", Order::Desc))?;
     let mut out = Vec::new();
     for (_, addr) in top {
         let doc: TantivyDocument = searcher.doc(addr)?;
+        if let Some(keys) = &with_messages {
+            let skey = doc.get_first(fl.skey).and_then(|v| tantivy::schema::Value::as_u64(&v));
+            if skey.is_none_or(|k| keys.binary_search(&k).is_err()) {
+                continue;
+            }
+        }
         let Some(rec) = record_of(&doc, &fl) else { continue };
         if !matches_filters(&rec, filters) {
             continue;

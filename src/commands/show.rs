@@ -6,7 +6,7 @@ use std::io::Write;
 use anyhow::Result;
 use serde_json::json;
 
-use super::{Redaction, Style, display_path, format_arg, load};
+use super::{Redaction, Style, display_path, format_arg, load, targets};
 use crate::cli::{Cli, ShowArgs};
 use crate::model::{Message, Origin, Role, Session};
 
@@ -46,18 +46,52 @@ impl Range {
     }
 }
 
-pub fn run(_cli: &Cli, args: &ShowArgs) -> Result<i32> {
+impl std::fmt::Display for Range {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.from, self.to) {
+            (a, b) if a == b => write!(f, "[msg {a}]"),
+            (a, u32::MAX) => write!(f, "{a}.."),
+            (a, b) => write!(f, "{a}..{b}"),
+        }
+    }
+}
+
+pub fn run(cli: &Cli, args: &ShowArgs) -> Result<i32> {
     let range = args.range.as_deref().map(Range::parse).transpose()?;
     let redaction = Redaction::from_args(&args.redact)?;
-    let mut files = load(&args.paths, format_arg(&args.format)?)?;
+    let format = format_arg(&args.format)?;
+    let mut files = load(&targets(&cli.index, &args.paths)?, format)?;
     for s in files.iter_mut().flat_map(|f| &mut f.sessions) {
         redaction.session(s)?;
+    }
+    if let Some(r) = range
+        && !files.iter().flat_map(|f| &f.sessions).any(|s| s.messages.iter().any(|m| r.contains(m.idx)))
+    {
+        let sizes: Vec<String> = files
+            .iter()
+            .flat_map(|f| &f.sessions)
+            .take(5)
+            .map(|s| {
+                format!(
+                    "{} has {} message{}",
+                    s.meta.id,
+                    s.messages.len(),
+                    if s.messages.len() == 1 { "" } else { "s" }
+                )
+            })
+            .collect();
+        crate::usage!(
+            "no message in {}: {}",
+            r,
+            if sizes.is_empty() { "no session was read".into() } else { sizes.join(", ") }
+        );
     }
     let out = std::io::stdout();
     let mut out = out.lock();
     let style = Style::stdout();
     for file in &files {
-        for s in &file.sessions {
+        // With a range, only the sessions that have messages in it.
+        for s in file.sessions.iter().filter(|s| range.is_none_or(|r| s.messages.iter().any(|m| r.contains(m.idx)))) {
             if !args.json {
                 print_header(&mut out, s, style)?;
             }

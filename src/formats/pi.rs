@@ -20,7 +20,7 @@
 //!   - `toolResult` (`{toolCallId, toolName, content, isError}`) joins its call by id
 //!     and makes no message. The bash tool ends a failed run's output with "Command
 //!     exited with code N" (→ `exit_code`); a bash result without error exited 0;
-//!     "Command timed out after N seconds" marks the call interrupted;
+//!     "Command timed out after N seconds" marks the call timed out;
 //!   - `bashExecution` (the person's own `!command`) → a user message holding one
 //!     call with `command`, `output`, `exitCode` (`cancelled` → interrupted);
 //!   - `custom` (extension messages in the context) → injected system message;
@@ -222,7 +222,7 @@ fn message(
                         let input = b.get("arguments").cloned().unwrap_or(Value::Null);
                         let command = super::claude::shell_command(&name, &input);
                         let id = b.get("id").and_then(Value::as_str).unwrap_or("").to_string();
-                        calls.push(Call { id, name, input, command, result: None });
+                        calls.push(Call { id, name, input, command, result: None, continues: None });
                     }
                     Some(other) => sink.unknown(&format!("assistant/{other}")),
                     None => {}
@@ -270,10 +270,11 @@ fn message(
             let result = CallResult {
                 is_error: is_error || exit_code.is_some_and(|c| c != 0),
                 exit_code: if timed_out { None } else { exit_code },
-                interrupted: timed_out,
+                timed_out,
                 timestamp,
                 line: Some(at.line),
                 output,
+                ..CallResult::default()
             };
             if let Some(orphan) = asm.attach(&id, result) {
                 asm.push(orphan_result_message(&id, orphan), None, at, sink)?;
@@ -290,6 +291,7 @@ fn message(
                 interrupted: cancelled,
                 timestamp,
                 line: Some(at.line),
+                ..CallResult::default()
             };
             let call = Call {
                 id: format!("pi-bash-L{}", at.line),
@@ -297,6 +299,7 @@ fn message(
                 input: serde_json::json!({ "command": command }),
                 command: Some(command.clone()),
                 result: Some(result),
+                continues: None,
             };
             let msg = Message {
                 role: Role::User,

@@ -11,7 +11,9 @@
 //!   tantivy's `meta.json` because every search parses that file, and the state of ten
 //!   thousand sessions is megabytes.
 //! - `debrief.lock` — held (advisory lock) by the running `index`; holds its pid.
-//! - `last-run.log` — every bad record of the last run, `path:line: reason`.
+//! - `last-run.log` — what the last run could not use: every bad record
+//!   (`path:line: reason`), every unreadable file (`path: unreadable: why`) and every
+//!   file of no known format it skipped (`path: skipped: …`).
 
 pub mod schema;
 pub mod search;
@@ -83,12 +85,18 @@ fn check_version(dir: &Path) -> Result<bool> {
 }
 
 impl IndexDir {
-    /// Open for reading (search, sessions). Never takes the lock.
+    /// Open for reading (search, sessions). Never takes the lock, and needs no write
+    /// access to the folder (see [`ReaderDir`]).
     pub fn open(dir: &Path) -> Result<IndexDir> {
-        if !check_version(dir)? {
+        let tantivy_dir = dir.join("tantivy");
+        // A first `index` writes the version file, then creates the tantivy index: until
+        // its meta.json is there, there is no index yet.
+        if !check_version(dir)? || !tantivy_dir.join("meta.json").exists() {
             return Err(IndexError::Missing { dir: dir.to_path_buf() }.into());
         }
-        let index = Index::open_in_dir(dir.join("tantivy"))
+        let index = tantivy::directory::MmapDirectory::open(&tantivy_dir)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", tantivy_dir.display()))
+            .and_then(|d| Ok(Index::open(ReaderDir { inner: d, root: tantivy_dir.clone() })?))
             .with_context(|| format!("opening the index in {}", dir.display()))?;
         register_tokenizers(&index);
         let fields = Fields::from_schema(&index.schema()).context("index schema is missing fields: rebuild it")?;
@@ -110,12 +118,13 @@ impl IndexDir {
         let index = if exists && tantivy_dir.join("meta.json").exists() {
             Index::open_in_dir(&tantivy_dir).with_context(|| format!("opening the index in {}", dir.display()))?
         } else {
-            fs::create_dir_all(&tantivy_dir).with_context(|| format!("creating {}", tantivy_dir.display()))?;
-            let index = Index::create_in_dir(&tantivy_dir, schema::build())
-                .with_context(|| format!("creating the index in {}", dir.display()))?;
+            // The version file first: a reader that finds tantivy's meta.json then finds
+            // the version too (see `open`).
             let v = serde_json::to_string(&VersionFile { schema: SCHEMA_VERSION })?;
             write_atomic(&dir.join("debrief.json"), v.as_bytes())?;
-            index
+            fs::create_dir_all(&tantivy_dir).with_context(|| format!("creating {}", tantivy_dir.display()))?;
+            Index::create_in_dir(&tantivy_dir, schema::build())
+                .with_context(|| format!("creating the index in {}", dir.display()))?
         };
         register_tokenizers(&index);
         let fields = Fields::from_schema(&index.schema()).context("index schema is missing fields: rebuild it")?;
@@ -125,12 +134,17 @@ impl IndexDir {
     /// A searcher over the last commit. The reader is not kept up to date (no watcher
     /// thread): every command reads one commit.
     pub fn searcher(&self) -> Result<tantivy::Searcher> {
-        let reader: tantivy::IndexReader = self
-            .index
-            .reader_builder()
-            .reload_policy(tantivy::ReloadPolicy::Manual)
-            .try_into()
-            .context("opening an index reader")?;
+        let reader: tantivy::IndexReader =
+            self.index.reader_builder().reload_policy(tantivy::ReloadPolicy::Manual).try_into().map_err(|e| {
+                // tantivy words a lock failure with debug output; say it plainly.
+                let why = match e {
+                    tantivy::TantivyError::LockFailure(tantivy::directory::error::LockError::IoError(io), _) => {
+                        io.to_string()
+                    }
+                    e => e.to_string(),
+                };
+                anyhow::anyhow!("opening the index in {} for reading: {why}", self.dir.display())
+            })?;
         Ok(reader.searcher())
     }
 
@@ -165,6 +179,86 @@ impl IndexDir {
         crash_point("committed");
         remove_old_states(&dir, &file);
         Ok(())
+    }
+}
+
+/// Tantivy's memory-mapped folder as readers open it. Tantivy takes a lock file while it
+/// opens a commit's segments, so that a writer's cleanup cannot delete them meanwhile;
+/// creating that file needs write access, which a reader of a read-only index (another
+/// user's, a read-only mount, a copy on a CD) does not have. Then the existing lock file
+/// is locked opened read-only (flock needs no write access); when there is none, the
+/// reader goes on without it: it has never been taken there, so no writer is running.
+#[derive(Clone, Debug)]
+struct ReaderDir {
+    inner: tantivy::directory::MmapDirectory,
+    root: PathBuf,
+}
+
+impl tantivy::Directory for ReaderDir {
+    fn get_file_handle(
+        &self,
+        path: &Path,
+    ) -> Result<std::sync::Arc<dyn tantivy::directory::FileHandle>, tantivy::directory::error::OpenReadError> {
+        self.inner.get_file_handle(path)
+    }
+
+    fn delete(&self, path: &Path) -> Result<(), tantivy::directory::error::DeleteError> {
+        self.inner.delete(path)
+    }
+
+    fn exists(&self, path: &Path) -> Result<bool, tantivy::directory::error::OpenReadError> {
+        self.inner.exists(path)
+    }
+
+    fn open_write(
+        &self,
+        path: &Path,
+    ) -> Result<tantivy::directory::WritePtr, tantivy::directory::error::OpenWriteError> {
+        self.inner.open_write(path)
+    }
+
+    fn atomic_read(&self, path: &Path) -> Result<Vec<u8>, tantivy::directory::error::OpenReadError> {
+        self.inner.atomic_read(path)
+    }
+
+    fn atomic_write(&self, path: &Path, data: &[u8]) -> std::io::Result<()> {
+        self.inner.atomic_write(path, data)
+    }
+
+    fn sync_directory(&self) -> std::io::Result<()> {
+        self.inner.sync_directory()
+    }
+
+    fn watch(&self, cb: tantivy::directory::WatchCallback) -> tantivy::Result<tantivy::directory::WatchHandle> {
+        self.inner.watch(cb)
+    }
+
+    fn acquire_lock(
+        &self,
+        lock: &tantivy::directory::Lock,
+    ) -> Result<tantivy::directory::DirectoryLock, tantivy::directory::error::LockError> {
+        use std::io::ErrorKind;
+        use tantivy::directory::DirectoryLock;
+        use tantivy::directory::error::LockError;
+        match self.inner.acquire_lock(lock) {
+            Err(LockError::IoError(e))
+                if matches!(e.kind(), ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem) =>
+            {
+                match File::open(self.root.join(&lock.filepath)) {
+                    Ok(file) => {
+                        if lock.is_blocking {
+                            file.lock().map_err(LockError::wrap_io_error)?;
+                        } else if file.try_lock().is_err() {
+                            return Err(LockError::LockBusy);
+                        }
+                        Ok(DirectoryLock::from(Box::new(file)))
+                    }
+                    Err(e) if e.kind() == ErrorKind::NotFound => Ok(DirectoryLock::from(Box::new(()))),
+                    Err(e) => Err(LockError::wrap_io_error(e)),
+                }
+            }
+            other => other,
+        }
     }
 }
 

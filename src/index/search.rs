@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::ops::Bound;
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use chrono::{DateTime, Utc};
 use tantivy::collector::TopDocs;
 use tantivy::query::{
@@ -81,6 +81,11 @@ pub struct ParsedQuery {
 }
 
 impl ParsedQuery {
+    /// No word to match or exclude (the query was empty or punctuation only).
+    pub fn is_empty(&self) -> bool {
+        self.must.is_empty() && self.must_not.is_empty()
+    }
+
     /// All the words the user is looking for (for highlighting).
     pub fn words(&self) -> Vec<String> {
         let mut w: Vec<String> = self.must.iter().flatten().cloned().collect();
@@ -159,7 +164,7 @@ fn agent_ids(agent: &str) -> Result<Vec<&'static str>> {
         formats::all().iter().map(|f| f.id()).filter(|id| *id == a || id.starts_with(&a)).collect();
     if ids.is_empty() {
         let known: Vec<&str> = formats::all().iter().map(|f| f.id()).collect();
-        bail!("unknown agent `{agent}` (known: {})", known.join(", "));
+        crate::usage!("unknown agent `{agent}` (known: {})", known.join(", "));
     }
     Ok(ids)
 }
@@ -266,10 +271,6 @@ pub fn build_query(
         clauses.push((Occur::Must, term(f.file, p)));
     }
     if let Some(d) = &filters.detector {
-        if crate::detect::by_id(d).is_none() {
-            let known: Vec<&str> = crate::detect::registry().iter().map(|d| d.id()).collect();
-            bail!("unknown detector `{d}` (known: {})", known.join(", "));
-        }
         clauses.push((Occur::Must, term(f.detector, d)));
     }
     if filters.errors {
@@ -294,6 +295,23 @@ pub fn build_query(
         clauses.push((Occur::Must, Box::new(AllQuery)));
     }
     Ok(Some(Box::new(BooleanQuery::new(clauses))))
+}
+
+impl Filters {
+    /// Whether a filter asks about messages and their calls (rather than sessions).
+    pub fn on_messages(&self) -> bool {
+        self.role.is_some() || self.tool.is_some() || self.program.is_some() || self.file.is_some() || self.errors
+    }
+}
+
+/// The keys of the sessions with at least one message that the filters accept (all of
+/// them: message-level and session-level).
+pub fn sessions_with_messages(searcher: &Searcher, f: &Fields, filters: &Filters) -> Result<Vec<u64>> {
+    let Some(q) = build_query(searcher, f, &ParsedQuery::default(), filters)? else { return Ok(Vec::new()) };
+    let mut keys = searcher.search(&q, &SessionKeys)?;
+    keys.sort_unstable();
+    keys.dedup();
+    Ok(keys)
 }
 
 /// The stored record of a session document.

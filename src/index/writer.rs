@@ -102,7 +102,9 @@ pub struct Summary {
     pub files_appended: usize,
     pub files_unchanged: usize,
     pub files_removed: usize,
-    pub files_unknown: usize,
+    /// Files found in the folders walked that no format claims (skipped; listed in
+    /// `last-run.log`).
+    pub files_unknown: Vec<PathBuf>,
     pub sessions: usize,
     pub messages: u64,
     pub findings: usize,
@@ -210,7 +212,7 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
             },
         };
         let Some(format) = format else {
-            summary.files_unknown += 1;
+            summary.files_unknown.push(c.path.clone());
             if c.explicit {
                 summary
                     .unreadable

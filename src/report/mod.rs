@@ -12,9 +12,11 @@
 //! - [`export`] has one renderer per output format behind a small trait.
 //!
 //! Redaction happens before any of this, on the session itself
-//! ([`crate::redact::Redactor::redact_session`]) and on the findings' summaries and
+//! ([`crate::redact::Redactor::redact_transcript`]) and on the findings' summaries and
 //! commands (detectors read the transcript as written), so nothing a template prints —
-//! quote, excerpt, path, finding, JSON field — can bypass it.
+//! quote, excerpt, path, finding, JSON field — can bypass it. The one string left as it
+//! is: the session's source path (`facts.session.source`), the user's own file, which a
+//! report cites and suggests `debrief report` commands with.
 
 pub mod calls;
 pub mod export;
@@ -25,7 +27,7 @@ pub mod story;
 pub mod templates;
 pub mod text;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde::Serialize;
 
 use crate::detect::{self, Finding};
@@ -59,7 +61,7 @@ pub fn build(session: &Session, findings: &[Finding], selector: Selector, glossa
         Selector::Session => ("session", serde_json::to_value(b.session_report())?),
         Selector::Episode(n) => {
             let Some(ep) = b.episode(n) else {
-                bail!(
+                crate::usage!(
                     "session {} has no message [msg {n}] (it has {} messages)",
                     session.meta.id,
                     session.messages.len()
@@ -69,7 +71,7 @@ pub fn build(session: &Session, findings: &[Finding], selector: Selector, glossa
         }
         Selector::Arc(a, z) => {
             let Some(arc) = b.arc(a, z) else {
-                bail!(
+                crate::usage!(
                     "session {} has no messages in {a}..{z} (it has {} messages)",
                     session.meta.id,
                     session.messages.len()
@@ -82,17 +84,20 @@ pub fn build(session: &Session, findings: &[Finding], selector: Selector, glossa
 }
 
 /// Redact every string of the facts except the glossary's explanations (`technologies`):
-/// those are debrief's own text, not the transcript's (`ssh host 'cmd'` is an example).
-fn redact_facts(r: &Redactor, v: &mut serde_json::Value) {
+/// those are debrief's own text, not the transcript's (`ssh host 'cmd'` is an example);
+/// and except a `source` that is the session's source path (`source`): where the file
+/// is on this machine, not something it says.
+fn redact_facts(r: &Redactor, v: &mut serde_json::Value, source: &str) {
     match v {
         serde_json::Value::Object(o) => {
             for (k, x) in o.iter_mut() {
-                if k != "technologies" {
-                    redact_facts(r, x);
+                let own_path = k == "source" && x.as_str() == Some(source);
+                if k != "technologies" && !own_path {
+                    redact_facts(r, x, source);
                 }
             }
         }
-        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| redact_facts(r, x)),
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| redact_facts(r, x, source)),
         serde_json::Value::String(s) => r.redact_string(s),
         _ => {}
     }
@@ -128,7 +133,7 @@ pub fn render_with(
     let redactor = redact.map(|extra| Redactor::for_meta(&session.meta, extra)).transpose()?;
     // Findings quote the transcript as written (summaries, commands): redact them too.
     if let Some(r) = &redactor {
-        r.redact_session(&mut session);
+        r.redact_transcript(&mut session);
         findings.iter_mut().for_each(|f| r.redact_finding(f));
     }
     let glossary = templates.glossary()?;
@@ -136,7 +141,7 @@ pub fn render_with(
     if let Some(r) = &redactor {
         // Every string a template can print goes through the redactor once more, so a
         // fact derived in a way that bypassed the session (or a future one) cannot leak.
-        redact_facts(r, &mut report.facts);
+        redact_facts(r, &mut report.facts, &crate::commands::display_path(&session.meta.source));
     }
     exporter.render(&report, templates)
 }

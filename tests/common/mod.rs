@@ -14,14 +14,63 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `../shared/corpus-real`, the real transcripts beside the repository.
-pub fn real(rel: &str) -> PathBuf {
-    root().join("../shared/corpus-real").join(rel)
+/// Set (to anything but `0`) by `.ci/run`: a missing `../shared` fails the tests that
+/// read it instead of skipping them.
+pub const REQUIRE_SHARED: &str = "DEBRIEF_REQUIRE_SHARED";
+
+/// `../shared/corpus-real`, the real public transcripts kept beside the checkout (not
+/// part of the repository), or `None` when it is not there: then this prints one line
+/// saying which test is skipped and why, or fails the test when `DEBRIEF_REQUIRE_SHARED`
+/// is set. Use as `let Some(dir) = real_dir() else { return };`.
+pub fn real_dir() -> Option<PathBuf> {
+    shared_corpus(None)
+}
+
+/// A file or folder of `../shared/corpus-real`; `None` (after one line on stderr) when
+/// that folder is absent, see [`real_dir`]. A path missing inside a present folder is
+/// returned as is, so the test fails on it.
+pub fn real(rel: &str) -> Option<PathBuf> {
+    real_dir().map(|d| d.join(rel))
+}
+
+/// For a test that reads the real corpus in addition to its own samples: the file or
+/// folder, or `None` after one line saying that `part` is left out (a failure when
+/// `DEBRIEF_REQUIRE_SHARED` is set).
+pub fn real_part(rel: &str, part: &str) -> Option<PathBuf> {
+    shared_corpus(Some(part)).map(|d| d.join(rel))
+}
+
+fn shared_corpus(part: Option<&str>) -> Option<PathBuf> {
+    let dir = root().join("../shared/corpus-real");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    let why = "../shared/corpus-real not found (real transcripts beside the checkout)";
+    let test = std::thread::current().name().unwrap_or("a test").to_string();
+    if std::env::var_os(REQUIRE_SHARED).is_some_and(|v| v != "0") {
+        panic!("{test}: {why}, and {REQUIRE_SHARED} is set");
+    }
+    let what = match part {
+        None => format!("skipped {test}"),
+        Some(p) => format!("{test}: skipped {p}"),
+    };
+    // Straight to the process's stderr: the test harness captures `eprintln!` of a
+    // passing test, and a skip nobody sees is a silent pass.
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{what}: {why}; set {REQUIRE_SHARED}=1 to make this a failure");
+    None
 }
 
 /// A file of the project's own corpus.
 pub fn corpus(rel: &str) -> PathBuf {
     root().join("corpus").join(rel)
+}
+
+/// A sample of the corpus with the records broken on purpose that the tests of bad
+/// input need (`tests/data/broken/`, laid out as `corpus/`). The corpus copy has them
+/// removed, so that a first run over `corpus/` (the README's) reads clean.
+pub fn broken(rel: &str) -> PathBuf {
+    root().join("tests/data/broken").join(rel)
 }
 
 /// Parse a file with format detection; panics with the error.
@@ -52,16 +101,17 @@ pub fn call_counts(s: &Session) -> (usize, usize, usize, usize) {
     )
 }
 
-/// Every file under a folder of the real corpus, hidden ones included, sorted.
-pub fn real_files(dir: &str) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = walkdir::WalkDir::new(real(dir))
+/// Every file under a folder of the real corpus, hidden ones included, sorted; `None`
+/// when the real corpus is absent (see [`real_dir`]).
+pub fn real_files(dir: &str) -> Option<Vec<PathBuf>> {
+    let mut out: Vec<PathBuf> = walkdir::WalkDir::new(real(dir)?)
         .into_iter()
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
         .map(|e| e.into_path())
         .collect();
     out.sort();
-    out
+    Some(out)
 }
 
 /// Path relative to the real corpus, for messages and tables.

@@ -59,9 +59,14 @@ pub struct Seeds {
     pub by_format: BTreeMap<&'static str, Vec<Seed>>,
 }
 
-/// Source folders of seeds: ours, and the real transcripts beside the checkout.
+/// Source folders of seeds: ours (the samples, and their copies with records broken on
+/// purpose), and the real transcripts beside the checkout.
 fn seed_roots(repo: &Path) -> Vec<(&'static str, PathBuf)> {
-    vec![("corpus", repo.join("corpus")), ("real", repo.join("../shared/corpus-real"))]
+    vec![
+        ("corpus", repo.join("corpus")),
+        ("broken", repo.join("tests/data/broken")),
+        ("real", repo.join("../shared/corpus-real")),
+    ]
 }
 
 /// Copy the corpora of the checkout at `repo` under `into` and group their files by
@@ -464,7 +469,7 @@ pub fn exercise(path: &Path, format: &'static dyn Format) -> usize {
         }
         let mut red = s.clone();
         if let Ok(r) = debrief::redact::Redactor::for_meta(&s.meta, &[]) {
-            r.redact_session(&mut red);
+            r.redact_transcript(&mut red);
         }
         // Read one message back from its source lines, as search does for snippets.
         if let Some(m) = s.messages.get(s.messages.len() / 2)

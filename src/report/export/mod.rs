@@ -7,7 +7,7 @@ mod html;
 mod json;
 mod markdown;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use super::Report;
 use super::templates::Templates;
@@ -25,7 +25,7 @@ pub fn by_id(name: &str) -> Result<Box<dyn Exporter>> {
         "md" | "markdown" => Box::new(markdown::Markdown),
         "html" => Box::new(html::Html),
         "json" => Box::new(json::Json),
-        _ => bail!("unknown report format `{name}` (use md, html or json)"),
+        _ => crate::usage!("unknown report format `{name}` (use md, html or json)"),
     })
 }
 
