@@ -1,0 +1,296 @@
+//! The detectors measured on real sessions nobody here wrote (issue 13): the labelled
+//! instances of `eval/real/labels/` against what `debrief detect` finds in the files of
+//! `eval/real/manifest.tsv`.
+//!
+//! Where the files are: `$DEBRIEF_EVAL_REAL`, else `../shared/corpus-real/eval-real`
+//! (laid out as `<agent>/<owner>_<name>/<path>`, as `scripts/fetch-real-set` writes it).
+//! Without them the test says so in one line and passes (a fresh clone has no real
+//! files); with them it prints the table and fails when a detector finds fewer labelled
+//! instances, or raises more unlabelled findings, than `eval/real/floors.tsv` allows —
+//! so a change that loses real findings fails the build.
+//!
+//! How a label is matched:
+//! - its message is the one whose text, reasoning, command lines, tool input (as compact
+//!   JSON), output, or the command of the call it continues (a poll of a background
+//!   command) holds the label's `anchor` (whitespace runs compared as one space); of
+//!   several, the one nearest the labeller's `msg`. An anchor found nowhere falls back on
+//!   `msg` and is counted as unresolved.
+//! - a finding of the label's detector in the label's session matches it when its key
+//!   message is within 2 messages of the label's, or its evidence holds the label's
+//!   message. Each finding matches one label at most.
+//! - an unmatched finding is a false positive only in a session labelled exhaustively
+//!   (`L*-sessions.tsv`, `exhaustive` = yes): elsewhere only the listed instances are known.
+//!
+//! `scripts/eval-real` runs this test and prints the table (`--json` for the figures).
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use debrief::detect::{self, Finding};
+use debrief::formats;
+use debrief::model::{Message, Session};
+use serde_json::json;
+
+struct Label {
+    key: String,
+    session: String,
+    detector: String,
+    anchor: String,
+    msg: u32,
+}
+
+/// Read a TSV file with a header line into rows of named columns.
+fn tsv(path: &Path) -> Vec<HashMap<String, String>> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
+    lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| header.iter().map(|h| h.to_string()).zip(l.split('\t').map(str::to_string)).collect())
+        // A header repeated inside a file (labels appended by several people) is no row.
+        .filter(|r: &HashMap<String, String>| r.get("key").map(String::as_str) != Some("key"))
+        .collect()
+}
+
+fn squash(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Everything of a message an anchor may quote.
+fn haystack(m: &Message, commands: &HashMap<&str, &str>) -> String {
+    let mut h = String::new();
+    h.push_str(&m.text);
+    h.push('\n');
+    h.push_str(&m.thinking);
+    for c in &m.calls {
+        let _ = write!(
+            h,
+            "\n{}\n{}",
+            c.command.as_deref().unwrap_or(""),
+            serde_json::to_string(&c.input).unwrap_or_default()
+        );
+        if let Some(cmd) = c.continues.as_deref().and_then(|id| commands.get(id)) {
+            let _ = write!(h, "\n{cmd}");
+        }
+        if let Some(r) = &c.result {
+            let _ = write!(h, "\n{}", r.output);
+        }
+    }
+    squash(&h)
+}
+
+/// The message a label points at, and whether its anchor was found.
+fn resolve(session: &Session, label: &Label) -> (u32, bool) {
+    let commands: HashMap<&str, &str> = session
+        .messages
+        .iter()
+        .flat_map(|m| &m.calls)
+        .filter_map(|c| Some((c.id.as_str(), c.command.as_deref()?)))
+        .collect();
+    let anchor = squash(&label.anchor);
+    if anchor.is_empty() {
+        return (label.msg, false);
+    }
+    session
+        .messages
+        .iter()
+        .filter(|m| haystack(m, &commands).contains(&anchor))
+        .min_by_key(|m| m.idx.abs_diff(label.msg))
+        .map_or((label.msg, false), |m| (m.idx, true))
+}
+
+#[derive(Default)]
+struct Tally {
+    labels: usize,
+    found: usize,
+    findings: usize,
+    false_positives: usize,
+    missed: Vec<String>,
+    wrong: Vec<String>,
+}
+
+fn eval_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("DEBRIEF_EVAL_REAL") {
+        Some(d) => PathBuf::from(d),
+        None => common::root().join("../shared/corpus-real/eval-real"),
+    };
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
+        "skipped eval_real: {} not found (the real evaluation set; scripts/fetch-real-set makes it)",
+        dir.display()
+    );
+    None
+}
+
+#[test]
+fn detectors_on_real_sessions() {
+    let Some(data) = eval_dir() else { return };
+    let root = common::root().join("eval/real");
+    let manifest: HashMap<String, PathBuf> = tsv(&root.join("manifest.tsv"))
+        .into_iter()
+        .map(|r| {
+            let repo = r["repo"].replacen('/', "_", 1);
+            (r["key"].clone(), data.join(&r["agent"]).join(repo).join(&r["path"]))
+        })
+        .collect();
+    let mut labels: Vec<Label> = Vec::new();
+    // (key, session prefix) of the sessions labelled exhaustively.
+    let mut exhaustive: Vec<(String, String)> = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(root.join("labels")).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    for f in &files {
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        if name.ends_with("-sessions.tsv") {
+            for r in tsv(f) {
+                if r.get("exhaustive").is_some_and(|v| v == "yes") {
+                    exhaustive.push((r["key"].clone(), r["session"].clone()));
+                }
+            }
+        } else if name.ends_with(".tsv") {
+            for r in tsv(f) {
+                labels.push(Label {
+                    key: r["key"].clone(),
+                    session: r["session"].clone(),
+                    detector: r["detector"].clone(),
+                    anchor: r.get("anchor").cloned().unwrap_or_default(),
+                    msg: r.get("msg").and_then(|m| m.parse().ok()).unwrap_or(0),
+                });
+            }
+        }
+    }
+    // A label of a detector not built yet counts as missed (its row says so).
+    const PLANNED: &[&str] = &["user-pushback", "oscillation"];
+    for l in &labels {
+        assert!(
+            detect::by_id(&l.detector).is_some() || PLANNED.contains(&l.detector.as_str()),
+            "label of an unknown detector `{}` ({} {})",
+            l.detector,
+            l.key,
+            l.session
+        );
+    }
+    // Every session that is labelled or exhaustive, read once.
+    let mut wanted: Vec<(String, String)> = labels.iter().map(|l| (l.key.clone(), l.session.clone())).collect();
+    wanted.extend(exhaustive.iter().cloned());
+    wanted.sort();
+    wanted.dedup();
+    let mut tallies: BTreeMap<&str, Tally> = detect::registry().iter().map(|d| (d.id(), Tally::default())).collect();
+    for id in PLANNED {
+        tallies.entry(id).or_default();
+    }
+    let mut unresolved: Vec<String> = Vec::new();
+    let mut parsed: HashMap<String, Vec<Session>> = HashMap::new();
+    for (key, prefix) in &wanted {
+        let path = manifest.get(key).unwrap_or_else(|| panic!("{key}: not in eval/real/manifest.tsv"));
+        let sessions = parsed
+            .entry(key.clone())
+            .or_insert_with(|| formats::parse_file(path, None).unwrap_or_else(|e| panic!("{key}: {e:#}")).sessions);
+        let Some(session) = sessions.iter().find(|s| s.meta.id.starts_with(prefix.as_str())) else {
+            panic!("{key}: no session whose id starts with `{prefix}` in {}", path.display());
+        };
+        let findings: Vec<Finding> = detect::detect_session(detect::registry(), &session.messages);
+        let is_exhaustive = exhaustive.iter().any(|(k, p)| k == key && p == prefix);
+        let mine: Vec<&Label> = labels.iter().filter(|l| &l.key == key && &l.session == prefix).collect();
+        let mut used = vec![false; findings.len()];
+        for l in &mine {
+            let (at, ok) = resolve(session, l);
+            if !ok {
+                unresolved.push(format!("{key} {prefix} {} msg {}: anchor not found", l.detector, l.msg));
+            }
+            let t = tallies.get_mut(l.detector.as_str()).unwrap();
+            t.labels += 1;
+            let hit = findings
+                .iter()
+                .enumerate()
+                .filter(|(i, f)| !used[*i] && f.detector == l.detector)
+                .filter(|(_, f)| f.key.abs_diff(at) <= 2 || f.evidence.contains(&at))
+                .min_by_key(|(_, f)| f.key.abs_diff(at))
+                .map(|(i, _)| i);
+            match hit {
+                Some(i) => {
+                    used[i] = true;
+                    t.found += 1;
+                }
+                None => t.missed.push(format!("{key} {prefix} [msg {at}]")),
+            }
+        }
+        for (f, used) in findings.iter().zip(&used) {
+            let t = tallies.get_mut(f.detector.as_str()).unwrap();
+            t.findings += 1;
+            if !used && is_exhaustive {
+                t.false_positives += 1;
+                t.wrong.push(format!("{key} {prefix} [msg {}]", f.key));
+            }
+        }
+    }
+    // The table.
+    let mut out = String::new();
+    let _ = writeln!(out, "{} labels in {} sessions ({} exhaustive)", labels.len(), wanted.len(), exhaustive.len());
+    let _ = writeln!(
+        out,
+        "{:<20} {:>6} {:>6} {:>8} {:>6} {:>9} {:>6}",
+        "detector", "labels", "found", "findings", "wrong", "precision", "recall"
+    );
+    let mut figures = serde_json::Map::new();
+    for (id, t) in &tallies {
+        let judged = t.found + t.false_positives;
+        let precision = if judged == 0 { None } else { Some(t.found as f64 / judged as f64) };
+        let recall = if t.labels == 0 { None } else { Some(t.found as f64 / t.labels as f64) };
+        let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.0}%", v * 100.0));
+        let built = if detect::by_id(id).is_some() { "" } else { "  (no such detector yet)" };
+        let _ = writeln!(
+            out,
+            "{id:<20} {:>6} {:>6} {:>8} {:>6} {:>9} {:>6}{built}",
+            t.labels,
+            t.found,
+            t.findings,
+            t.false_positives,
+            pct(precision),
+            pct(recall),
+        );
+        figures.insert(
+            id.to_string(),
+            json!({"labels": t.labels, "found": t.found, "findings": t.findings, "false_positives": t.false_positives,
+                   "precision": precision, "recall": recall, "missed": t.missed, "wrong": t.wrong}),
+        );
+    }
+    for (id, t) in &tallies {
+        for m in &t.missed {
+            let _ = writeln!(out, "missed {id}: {m}");
+        }
+        for w in &t.wrong {
+            let _ = writeln!(out, "wrong  {id}: {w}");
+        }
+    }
+    for u in &unresolved {
+        let _ = writeln!(out, "unresolved: {u}");
+    }
+    println!("{out}");
+    if let Some(p) = std::env::var_os("DEBRIEF_EVAL_JSON") {
+        let doc = json!({"labels": labels.len(), "sessions": wanted.len(), "exhaustive": exhaustive.len(),
+                         "unresolved": unresolved, "detectors": figures});
+        std::fs::write(p, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    }
+    // The floors: what the detectors find today must not get worse.
+    let mut failures = Vec::new();
+    for r in tsv(&root.join("floors.tsv")) {
+        let id = r["detector"].as_str();
+        let t = tallies.get(id).unwrap_or_else(|| panic!("floors.tsv: unknown detector `{id}`"));
+        let min_found: usize = r["min_found"].parse().unwrap();
+        let max_wrong: usize = r["max_wrong"].parse().unwrap();
+        if t.found < min_found {
+            failures.push(format!("{id}: finds {} labelled instances, the floor is {min_found}", t.found));
+        }
+        if t.false_positives > max_wrong {
+            failures.push(format!("{id}: {} wrong findings, at most {max_wrong} allowed", t.false_positives));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
