@@ -93,6 +93,10 @@ pub struct OutputFacts {
     /// The line that names an error the way programs print one at the end
     /// (`RuntimeError: …`, `error[E0308]: …`), the last such line.
     pub error_head: Option<String>,
+    /// The line to quote as the error (see [`error_line`]): an error or exception over
+    /// banners, hints, warnings, log lines at info level and stack frames. `None` when
+    /// no line of the output says what went wrong.
+    pub error_line: Option<String>,
     /// Time the result came back.
     pub time: Option<String>,
 }
@@ -191,6 +195,7 @@ impl CallFacts {
                 dump,
                 dump_words,
                 truncated: shape.and_then(|s| s.truncated),
+                error_line: error_line(&lines),
                 // Programs name their error at the end: the last lines are enough.
                 error_head: lines
                     .iter()
@@ -230,6 +235,92 @@ impl CallFacts {
     pub fn failed(&self) -> bool {
         self.output.as_ref().is_some_and(|o| o.failed)
     }
+}
+
+impl OutputFacts {
+    /// What to quote of a failed call: its error line, else its last line unless that
+    /// is noise (an info-level log line, a hint, a stack frame, the harness's
+    /// "Exit code N"), which would pass for the error when it is not.
+    pub fn failure_line(&self) -> Option<String> {
+        self.error_line.clone().or_else(|| self.last_line.clone().filter(|l| !is_noise(l)))
+    }
+}
+
+static ANSI: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07").expect("static regex"));
+/// Lines that are never the error, whatever words they hold.
+static NOISE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^(?:Exit code \d+|Command exited with code \d+)$",
+        // log lines below warning level
+        r"|(?-u:\b)(?:INFO|DEBUG|TRACE)(?-u:\b)|(?i:level=(?:info|debug|trace))",
+        // hints and notes
+        r"|^(?i:hint|note|help|tip)(?::|\s*-)|^= (?:note|help):",
+        // stack frames and PowerShell's position lines
+        r#"|^at\s|^File "|^\+ |^At line:\d+|^(?:CategoryInfo|FullyQualifiedErrorId)\s*:"#,
+        // source code that mentions errors
+        r"|console\.error|logger\.|log\.error|\.error\(|^raise\s|^except\s|catch\s*\(|throw new"
+    ))
+    .expect("static regex")
+});
+/// Lines that announce a failure without saying what it was.
+static BANNER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)error occurred|errors? (?:were )?found|build failed|failed to compile|compilation failed|^npm err! (?:a complete log|code|errno|path|syscall|command)|command failed|exited with|see .* for details|aborting due to|^error: process didn't exit successfully|^error: could not compile|(?-u:\b)warn(?:ing)?(?-u:\b)")
+        .expect("static regex")
+});
+/// A Python exception line (the traceback's last word is the one to quote).
+static PY_EXCEPTION: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt):").expect("static regex"));
+
+fn is_noise(line: &str) -> bool {
+    NOISE.is_match(line.trim())
+}
+
+/// The line of an output that says what went wrong, for quoting as "the error":
+/// ranked — a line naming an error the way programs print one (`TypeError: …`,
+/// `error[E0308]: …`, `fatal: …`, a PowerShell error followed by its `At line:`) over
+/// a line with an error word, over a banner ("Build error occurred", "npm ERR! code")
+/// or a warning; never an info-level log line, a hint, a stack frame or a source line.
+/// Of equals the first (the first compile error is the cause), except Python's
+/// exception lines, where the traceback's last is the one raised.
+fn error_line(lines: &[&str]) -> Option<String> {
+    let from = lines.len().saturating_sub(400);
+    let mut best: Option<(u8, usize, String)> = None;
+    for (i, raw) in lines.iter().enumerate().skip(from) {
+        if raw.len() >= 2000 {
+            continue;
+        }
+        let l = ANSI.replace_all(raw, "");
+        let l = l.trim();
+        if l.is_empty() || is_noise(l) {
+            continue;
+        }
+        // PowerShell prints `Cmdlet : message` (wrapped over a few lines), then `At line:`.
+        let powershell = l.contains(" : ")
+            && lines[i + 1..]
+                .iter()
+                .map(|n| n.trim())
+                .filter(|n| !n.is_empty())
+                .take(3)
+                .any(|n| n.starts_with("At line:"));
+        let score = if ERROR_HEAD.is_match(l) || powershell {
+            4
+        } else if BANNER.is_match(l) {
+            1
+        } else if ERROR_LINE.is_match(l) {
+            3
+        } else {
+            0
+        };
+        let better = match &best {
+            None => score > 0,
+            Some((b, _, _)) => score > *b || (score == *b && score == 4 && PY_EXCEPTION.is_match(l)),
+        };
+        if better {
+            best = Some((score, i, clip(&one_line(l), LINE_CHARS)));
+        }
+    }
+    best.map(|(_, _, l)| l)
 }
 
 /// Codex wraps outputs in "Exit code / Wall time / Output:" lines; the report quotes
@@ -528,6 +619,57 @@ fn read_window(c: &SimpleCommand) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_error_line_is_the_error_not_a_banner_hint_or_log_line() {
+        let pick = |out: &str| error_line(&out.lines().collect::<Vec<_>>());
+        // Next.js: the banner first, the TypeError after it.
+        let next = "> Build error occurred\nTypeError: Cannot read properties of undefined (reading 'map')\n    at page.tsx:12:5";
+        assert_eq!(pick(next).as_deref(), Some("TypeError: Cannot read properties of undefined (reading 'map')"));
+        // rustc: the first error is the cause; cargo's closing line is a banner.
+        let rust = "error[E0308]: mismatched types\n --> src/a.rs:3:5\nerror[E0425]: cannot find value `x`\nerror: could not compile `a` (lib) due to 2 previous errors";
+        assert_eq!(pick(rust).as_deref(), Some("error[E0308]: mismatched types"));
+        // Python: a chained traceback ends with the exception raised.
+        let py = "Traceback (most recent call last):\n  File \"a.py\", line 3\nKeyError: 'x'\nDuring handling of the above exception, another exception occurred:\nRuntimeError: config missing";
+        assert_eq!(pick(py).as_deref(), Some("RuntimeError: config missing"));
+        // PowerShell: the cmdlet's message, followed by its position lines.
+        let ps = "Exit code 1\nGet-ItemProperty : Property EnableLUA does not exist at path\nHKLM\\System.\nAt line:1 char:1\n+ Get-ItemProperty 'HKLM:...'\n    + CategoryInfo          : InvalidArgument: (EnableLUA:String) [Get-ItemProperty], PSArgumentException";
+        assert_eq!(pick(ps).as_deref(), Some("Get-ItemProperty : Property EnableLUA does not exist at path"));
+        // Info-level log lines, hints and source lines are never the error.
+        assert_eq!(
+            pick("Exit code 1\n2026-01-16 20:30:58,493 - INFO - Found 1 logs in C--\nhint: Updates were rejected"),
+            None
+        );
+        assert_eq!(pick("src/log.ts:4:  console.error(`failed: ${e}`)"), None);
+        // Escape codes are left out of the quote.
+        assert_eq!(
+            pick("\x1b[31mError: listen EADDRINUSE: address already in use :::3000\x1b[0m").as_deref(),
+            Some("Error: listen EADDRINUSE: address already in use :::3000")
+        );
+    }
+
+    #[test]
+    fn a_failure_with_no_error_line_quotes_its_last_line_unless_noise() {
+        let facts = |out: &str| {
+            let call = Call {
+                name: "Bash".into(),
+                command: Some("python sync.py".into()),
+                result: Some(crate::model::CallResult {
+                    output: out.into(),
+                    exit_code: Some(1),
+                    is_error: true,
+                    ..Default::default()
+                }),
+                ..Call::default()
+            };
+            CallFacts::of(&call, &Message::default()).output.unwrap()
+        };
+        assert_eq!(facts("Exit code 1\n2026-01-16 20:30:59,795 - INFO - Journal: 1 entries").failure_line(), None);
+        assert_eq!(
+            facts("Exit code 1\nno matching tokens in vault").failure_line().as_deref(),
+            Some("no matching tokens in vault")
+        );
+    }
 
     #[test]
     fn ssh_commands_are_opened_up() {

@@ -530,8 +530,8 @@ impl<'a> Builder<'a> {
                     let detail = out_facts.and_then(|o| {
                         let pick = |k: &str| o.revealing.iter().find(|r| r.kind == k).map(|r| r.line.clone());
                         match kind {
-                            "tested" => pick("result").or_else(|| pick("error")).or_else(|| o.last_line.clone()),
-                            "failed" => pick("error").or_else(|| o.last_line.clone()),
+                            "tested" => pick("result").or_else(|| o.failure_line()),
+                            "failed" => o.failure_line(),
                             "launched" | "edited" | "wrote" => None,
                             _ => pick("alarm").or_else(|| pick("error")).or_else(|| o.last_line.clone()),
                         }
@@ -695,12 +695,12 @@ impl<'a> Builder<'a> {
         let followed = self.story_after(key, FOLLOW_MESSAGES, &[key]);
 
         // Technologies: what the episode's own messages mention.
-        let mut texts: Vec<&str> = Vec::new();
+        let (mut texts, mut commands): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
         for i in evidence.iter().copied().chain([key]) {
             if let Some(m) = s.message(i) {
                 texts.push(&m.text);
                 for c in &m.calls {
-                    texts.extend(c.command.as_deref());
+                    commands.extend(c.command.as_deref());
                     if let Some(r) = &c.result {
                         texts.push(&r.output);
                     }
@@ -710,7 +710,7 @@ impl<'a> Builder<'a> {
         let context_quotes: Vec<String> =
             context.iter().flat_map(|p| &p.beats).flat_map(|b| b.quotes.iter().cloned()).collect();
         texts.extend(context_quotes.iter().map(String::as_str));
-        let technologies = self.glossary.find(&texts);
+        let technologies = self.glossary.find(&texts, &commands);
 
         let moment = finding.map(|f| self.moment(f));
         let mut seen = std::collections::HashSet::new();
@@ -1389,9 +1389,7 @@ impl<'a> Builder<'a> {
                     g.count += 1;
                     g.last_idx = m.idx;
                 } else {
-                    let detail = f.output.as_ref().and_then(|o| {
-                        o.revealing.iter().find(|r| r.kind == "error").map(|r| r.line.clone()).or(o.last_line.clone())
-                    });
+                    let detail = f.output.as_ref().and_then(|o| o.failure_line());
                     groups.push(FailureGroup {
                         signature: sig,
                         count: 1,
@@ -1414,15 +1412,15 @@ impl<'a> Builder<'a> {
         groups.truncate(5);
 
         let time = self.time_use();
-        let mut texts: Vec<&str> = Vec::new();
+        let (mut texts, mut commands): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
         for m in &s.messages {
             if m.role == Role::System {
                 continue;
             }
             texts.push(&m.text);
-            texts.extend(m.commands());
+            commands.extend(m.commands());
         }
-        let technologies = self.glossary.find(&texts);
+        let technologies = self.glossary.find(&texts, &commands);
         let last =
             s.messages.iter().rev().find(|m| m.role == Role::Assistant && !m.text.trim().is_empty()).map(|m| Event {
                 idx: m.idx,
@@ -1493,20 +1491,30 @@ impl<'a> Builder<'a> {
                 }
             }
             let mut end = m.timestamp.or(last_activity);
-            for f in self.facts_of(m) {
-                let Some(secs) = f.seconds else { continue };
+            // A message's calls all start with it, and their results come back one after
+            // another: each call is credited with the time from the previous result to its
+            // own, so calls made together are never counted twice (three parallel calls
+            // that return after 10 minutes took 10 minutes, not 30).
+            let mut timed: Vec<(&CallFacts, i64)> = self
+                .facts_of(m)
+                .iter()
+                .filter_map(|f| Some((f, f.seconds?)))
                 // An editor or reader whose result came back hours later was waiting
                 // for a person (an approval) or the machine was asleep: not work.
-                if f.command.is_none() && secs > PAUSE {
-                    continue;
-                }
+                .filter(|(f, secs)| !(f.command.is_none() && *secs > PAUSE))
+                .collect();
+            timed.sort_by_key(|(_, secs)| *secs);
+            let mut before = 0i64;
+            for (f, until) in timed {
+                let secs = (until - before).max(0);
+                before = before.max(until);
                 in_calls += secs;
                 if f.action == "wait" {
                     in_waits += secs;
                 }
                 *by_program.entry(f.label.clone()).or_default() += secs;
                 if let Some(t) = m.timestamp {
-                    end = end.max(Some(t + chrono::Duration::seconds(secs)));
+                    end = end.max(Some(t + chrono::Duration::seconds(until)));
                 }
                 calls.push((
                     secs,

@@ -14,6 +14,10 @@ struct Entry {
     name: String,
     patterns: Vec<String>,
     explain: String,
+    /// A tool or program: involved only when a command ran it. A mention in prose or in
+    /// an output ("docker" in an audit report, "until" in a sentence) is not its use.
+    #[serde(default)]
+    commands_only: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -57,13 +61,14 @@ impl Glossary {
         Ok(Glossary { entries, set })
     }
 
-    /// Terms mentioned in any of `texts`, in glossary order.
-    pub fn find(&self, texts: &[&str]) -> Vec<Term> {
+    /// Terms mentioned in any of `texts` (prose and outputs) or `commands` (the command
+    /// lines that ran), in glossary order; a `commands_only` term only in `commands`.
+    pub fn find(&self, texts: &[&str], commands: &[&str]) -> Vec<Term> {
         let mut hit = vec![false; self.entries.len()];
-        for t in texts {
+        for (t, is_command) in texts.iter().map(|t| (t, false)).chain(commands.iter().map(|c| (c, true))) {
             // Huge outputs are scanned in full by the DFA; that is linear and cheap.
             for i in self.set.matches(t).iter() {
-                hit[i] = true;
+                hit[i] |= is_command || !self.entries[i].commands_only;
             }
         }
         self.entries

@@ -926,12 +926,7 @@ impl<'a> Builder<'a> {
             }
             "retry-loop" => {
                 for m in f.evidence.iter().filter_map(|i| s.message(*i)) {
-                    let line = self.facts_of(m).iter().filter_map(|c| c.output.as_ref()).find_map(|o| {
-                        o.error_head
-                            .clone()
-                            .or_else(|| o.revealing.iter().find(|r| r.kind == "error").map(|r| r.line.clone()))
-                            .or(o.last_line.clone())
-                    });
+                    let line = self.facts_of(m).iter().filter_map(|c| c.output.as_ref()).find_map(|o| o.failure_line());
                     if let Some(l) = line {
                         mo.runs.push(Quote { idx: m.idx, text: l });
                     }
@@ -1243,12 +1238,7 @@ impl<'a> Builder<'a> {
                         let mut b = Beat::new(if c.action == "test" { "test" } else { "failure" }, m);
                         b.situations.push("failed");
                         b.command = c.command_short.clone().or_else(|| Some(c.tool.clone()));
-                        b.detail = c.output.as_ref().and_then(|o| {
-                            o.error_head
-                                .clone()
-                                .or_else(|| o.revealing.iter().find(|r| r.kind == "error").map(|r| r.line.clone()))
-                                .or(o.last_line.clone())
-                        });
+                        b.detail = c.output.as_ref().and_then(|o| o.failure_line());
                         beats.push(b);
                     } else if let Some(c) = facts.iter().find(|c| c.action == "test") {
                         let mut b = Beat::new("test", m);
