@@ -138,7 +138,7 @@ static TEST: LazyLock<Regex> = LazyLock::new(|| {
 /// The line a program prints to name its error: `RuntimeError: …`, `error[E0308]: …`,
 /// `fatal: …`, `panicked at …`.
 static ERROR_HEAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)|error(?:\[[A-Z0-9]+\])?|fatal(?: error)?|FATAL|ERROR)(?::| -)\s|panicked at ")
+    Regex::new(r"^\s*(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)|[Ee]rror(?:\[[A-Z0-9]+\])?|fatal(?: error)?|FATAL|ERROR)(?::| -)\s|panicked at ")
         .expect("static regex")
 });
 
@@ -305,7 +305,8 @@ fn error_line(lines: &[&str]) -> Option<String> {
                 .any(|n| n.starts_with("At line:"));
         let score = if ERROR_HEAD.is_match(l) || powershell {
             4
-        } else if BANNER.is_match(l) {
+        } else if BANNER.is_match(l) || l.ends_with(':') {
+            // "error when starting dev server:" introduces the error on the next lines.
             1
         } else if ERROR_LINE.is_match(l) {
             3
@@ -323,9 +324,18 @@ fn error_line(lines: &[&str]) -> Option<String> {
     best.map(|(_, _, l)| l)
 }
 
-/// Codex wraps outputs in "Exit code / Wall time / Output:" lines; the report quotes
-/// what the program printed.
+/// Codex wraps outputs in "Exit code / Wall time / Output:" lines, Claude Code's
+/// TaskOutput in tags; the report quotes what the program printed.
 fn strip_harness_header(out: &str) -> &str {
+    // Claude Code's TaskOutput: `<retrieval_status>…<status>…<exit_code>…<output>…</output>`;
+    // the command printed what is inside `<output>`.
+    if out.trim_start().starts_with("<retrieval_status>")
+        && let Some(start) = out.find("<output>")
+    {
+        let body = &out[start + "<output>".len()..];
+        let body = body.rfind("</output>").map_or(body, |end| &body[..end]);
+        return body.strip_prefix('\n').unwrap_or(body);
+    }
     let head: Vec<&str> = out.lines().take(6).collect();
     if let Some(pos) = head.iter().position(|l| l.trim() == "Output:")
         && head[..pos].iter().all(|l| {
@@ -624,6 +634,8 @@ mod tests {
     fn the_error_line_is_the_error_not_a_banner_hint_or_log_line() {
         let pick = |out: &str| error_line(&out.lines().collect::<Vec<_>>());
         // Next.js: the banner first, the TypeError after it.
+        let vite = "error when starting dev server:\nError: Port 5173 is already in use";
+        assert_eq!(pick(vite).as_deref(), Some("Error: Port 5173 is already in use"));
         let next = "> Build error occurred\nTypeError: Cannot read properties of undefined (reading 'map')\n    at page.tsx:12:5";
         assert_eq!(pick(next).as_deref(), Some("TypeError: Cannot read properties of undefined (reading 'map')"));
         // rustc: the first error is the cause; cargo's closing line is a banner.

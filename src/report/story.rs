@@ -25,6 +25,8 @@ const RECENT_SPAN: usize = 60;
 /// Beats kept in the recent part of a story and among the earlier milestones.
 const RECENT_BEATS: usize = 9;
 const MILESTONES: usize = 7;
+/// Exit codes of a process stopped on purpose (Ctrl-C, SIGTERM), not a failure.
+const STOPPED: [i32; 2] = [130, 143];
 /// Messages after a launch searched for its wait, error and verdict.
 const EXPERIMENT_SPAN: usize = 10;
 
@@ -86,6 +88,9 @@ pub struct Experiment {
     pub wait: Option<WaitFacts>,
     /// The error line the process ended with.
     pub error: Option<Quote>,
+    /// The exit code the launch's command line ended with, when not 0: its own result,
+    /// or (started in the background) what a later read of its output reported.
+    pub exit_code: Option<Quote>,
     /// The assistant's conclusion about it, and what it said it would do next.
     pub verdict: Option<Quote>,
     pub next: Option<Quote>,
@@ -556,12 +561,42 @@ impl<'a> Builder<'a> {
             edits,
             wait: None,
             error: None,
+            exit_code: None,
             verdict: None,
             next: None,
             outcome: "unknown",
         };
         let mut absorbed = Vec::new();
         let end = limit.min(pos + 1 + EXPERIMENT_SPAN).min(s.messages.len());
+        // How the launch's own command line ended: its result, or, for a command left
+        // running in the background, the last read of its output that saw it end.
+        let li = self.facts_of(m).iter().position(|c| c.action == "launch").unwrap_or(0);
+        if let Some(call) = m.calls.get(li) {
+            let mut ended = call.result.as_ref().filter(|r| !r.running).map(|r| (m.idx, r, &self.facts_of(m)[li]));
+            for n in s.messages.iter().take(end).skip(pos + 1) {
+                // What the user said next comes after the launch's story, not inside it.
+                if n.is_typed_user() && !is_nudge(&n.text) {
+                    break;
+                }
+                for (c, f) in n.calls.iter().zip(self.facts_of(n)) {
+                    if c.continues.as_deref() == Some(call.id.as_str())
+                        && !call.id.is_empty()
+                        && let Some(r) = c.result.as_ref().filter(|r| r.exit_code.is_some() && !r.timed_out)
+                    {
+                        ended = Some((n.idx, r, f));
+                    }
+                }
+            }
+            if let Some((idx, r, f)) = ended
+                && let Some(code) = r.exit_code.filter(|c| *c != 0)
+            {
+                x.exit_code = Some(Quote { idx, text: code.to_string() });
+                // 130 and 143 are Ctrl-C and SIGTERM: the server was stopped, it did not fail.
+                if !STOPPED.contains(&code) {
+                    x.error = f.output.as_ref().and_then(|o| o.failure_line()).map(|text| Quote { idx, text });
+                }
+            }
+        }
         let mut wait_pos = None;
         for (j, n) in s.messages.iter().enumerate().take(end).skip(pos) {
             if j > pos && (n.is_typed_user() && !is_nudge(&n.text)) {
@@ -581,10 +616,13 @@ impl<'a> Builder<'a> {
                 x.wait = Some(w);
                 continue;
             }
+            // A later error is the process's when it came from reading its log or output
+            // (not from another command), and only while the process may still be running.
             if x.error.is_none()
+                && x.exit_code.is_none()
                 && j > pos
                 && let Some(line) = facts.iter().filter_map(|c| c.output.as_ref()).find_map(|o| o.error_head.clone())
-                && facts.iter().all(|c| matches!(c.action, "read" | "search" | "run" | "wait"))
+                && facts.iter().all(|c| matches!(c.action, "read" | "search" | "wait"))
             {
                 x.error = Some(Quote { idx: n.idx, text: line });
                 absorbed.push(n.idx);
@@ -634,6 +672,7 @@ impl<'a> Builder<'a> {
         }
         x.outcome = match (&x.error, x.wait.as_ref().map(|w| w.outcome)) {
             (Some(_), _) => "failed",
+            _ if x.exit_code.as_ref().is_some_and(|q| !STOPPED.iter().any(|c| c.to_string() == q.text)) => "failed",
             (None, Some("alarm")) => "alarm",
             (None, Some("timeout")) => "timeout",
             (None, Some("ready")) => "ready",
@@ -677,6 +716,7 @@ impl<'a> Builder<'a> {
             edits,
             wait: None,
             error: None,
+            exit_code: None,
             verdict: None,
             next: None,
             outcome: "unknown",
