@@ -23,6 +23,16 @@
 //!   a flag the previous launch rejected ("unrecognized arguments") is a fix, not a
 //!   change.
 //!
+//! - A system service restarted (`service x restart`, `systemctl restart x`,
+//!   `/etc/init.d/x start`) is a launch of `x`; services restarted in one command line are
+//!   one stack, told at the last of them. A config file of the service (its name or folder
+//!   names it) rewritten whole (`cat > f <<EOF`, the Write tool) whose content before is
+//!   known (an earlier write, or a `cat` of it) changes each *setting* that differs: the
+//!   key two levels deep at most (`log.level`, `queryLog`), lines changed together in one
+//!   section counting once. A service's first restart in view is compared with the
+//!   configuration it was running with, as far as the session showed it; a return to a
+//!   configuration written earlier is no change.
+//!
 //! Two or more changes make a finding, keyed on the relaunch, with the previous launch
 //! and the editing messages as evidence.
 
@@ -48,7 +58,11 @@ module`, `python script.py`, `torchrun … train.py`, `vllm serve`, `uvicorn app
 `node server.js`, `java -jar x.jar`, `cargo run`, `bash run.sh`, `./build/server` —
 read with the shell parser through `ssh`, `nohup`, `bash -lc`, `tmux new -d`, `timeout`
 and the like. Launches are compared when program, entry point, subcommand and host
-agree. All files edited between two launches count as one change.
+agree. All files edited between two launches count as one change — except a
+service's configuration rewritten whole: `service blocky restart` after `cat >
+/etc/blocky/config.yml <<EOF` counts each setting that differs from the configuration
+it ran with (`log.level`, `queryLog`), and services restarted in one command line
+(`service cloudflared restart && service blocky restart`) are judged together.
 
 ## Why it matters
 
@@ -95,6 +109,21 @@ impl Detector for ConfoundedChange {
         // The most recent launch of each identity seen so far.
         let mut last: BTreeMap<String, usize> = BTreeMap::new();
         for (n, l) in launches.iter().enumerate() {
+            // A service restarted for the first time in view was running with its old
+            // configuration: what the session saw of its config files is the baseline.
+            // Of services restarted together, the last one speaks for the stack.
+            let stack_member = l.is_service()
+                && launches.get(n + 1).is_some_and(|x| x.is_service() && (x.at.0, x.at.1) == (l.at.0, l.at.1));
+            if stack_member {
+                last.insert(l.identity.clone(), n);
+                continue;
+            }
+            if !last.contains_key(&l.identity)
+                && l.is_service()
+                && let Some(f) = compare_with_running(view.messages, l)
+            {
+                out.push(Finding { detector: self.id().into(), ..f });
+            }
             if let Some(&p) = last.get(&l.identity) {
                 let prev = &launches[p];
                 if prev.at.0 != l.at.0
@@ -127,6 +156,21 @@ struct Launch<'a> {
     /// Runs like an experiment or a service (see [`Entry::experiment`], [`runs_as_job`],
     /// and environment settings on its command line).
     experiment: bool,
+    /// For a system service: the services the same command line restarts (itself
+    /// included). `service a restart && service b restart` relaunches a stack whose
+    /// outcome is one: the configuration of each counts for the last of them.
+    stack: Vec<String>,
+}
+
+impl Launch<'_> {
+    fn is_service(&self) -> bool {
+        self.identity.contains("\u{1f}service ")
+    }
+
+    /// A config file of a service this launch (re)starts.
+    fn configures(&self, file: &str) -> bool {
+        self.stack.iter().any(|s| belongs_to(file, s))
+    }
 }
 
 fn launches(messages: &[Message]) -> Vec<Launch<'_>> {
@@ -165,10 +209,16 @@ fn launches(messages: &[Message]) -> Vec<Launch<'_>> {
                         experiment: e.experiment || job || !env.is_empty(),
                         env,
                         flags: e.flags,
+                        stack: Vec::new(),
                     });
                 }
             }
         }
+    }
+    let services: Vec<((usize, usize), String)> =
+        out.iter().filter(|l| l.is_service()).map(|l| ((l.at.0, l.at.1), l.display.clone())).collect();
+    for l in out.iter_mut().filter(|l| l.is_service()) {
+        l.stack = services.iter().filter(|(at, _)| *at == (l.at.0, l.at.1)).map(|(_, d)| d.clone()).collect();
     }
     out
 }
@@ -337,6 +387,14 @@ fn launch_of(c: &SimpleCommand) -> Option<Entry> {
             experiment: service || experiment_name(&shown),
         });
     }
+    if let Some(unit) = service_restart(c) {
+        return Some(Entry {
+            identity: format!("service {unit}"),
+            display: unit.to_string(),
+            flags: BTreeMap::new(),
+            experiment: true,
+        });
+    }
     match name {
         "cargo" | "go" if args.first().is_some_and(|a| a == "run") => {
             let bin = c.flag_value(None, Some("bin")).or_else(|| c.flag_value(Some('p'), Some("package")));
@@ -370,6 +428,23 @@ fn launch_of(c: &SimpleCommand) -> Option<Entry> {
                 experiment: experiment_name(name),
             })
         }
+        _ => None,
+    }
+}
+
+/// A system service (re)started: `service NAME restart`, `systemctl restart NAME`,
+/// `/etc/init.d/NAME start`, `rc-service NAME restart`. The same unit however spelled,
+/// so the three forms compare. (One unit: `systemctl restart a b` names the first.)
+fn service_restart(c: &SimpleCommand) -> Option<&str> {
+    let act = |a: Option<&String>| a.is_some_and(|a| matches!(a.as_str(), "start" | "restart" | "force-reload"));
+    let args = &c.args;
+    match c.name() {
+        "service" | "rc-service" if act(args.get(1)) => args.first().map(String::as_str),
+        "systemctl" => {
+            let words: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+            if act(words.first().copied()) { words.get(1).map(|u| u.trim_end_matches(".service")) } else { None }
+        }
+        _ if c.program.starts_with("/etc/init.d/") && act(args.first()) => Some(c.name()),
         _ => None,
     }
 }
@@ -672,6 +747,24 @@ fn compare(messages: &[Message], prev: &Launch, cur: &Launch) -> Option<Finding>
     }
     files.sort();
     files.dedup();
+    // A configuration file rewritten whole, whose content before is known, changes the
+    // settings that differ: each is a change of its own. Other files are "the code",
+    // one change however many.
+    let (config, rest): (Vec<String>, Vec<String>) = files.into_iter().partition(|f| is_config(f));
+    // A system service runs its own configuration: other files do not change it.
+    let service = cur.is_service();
+    let config: Vec<String> = config.into_iter().filter(|f| !service || cur.configures(f)).collect();
+    let mut files = if service { Vec::new() } else { rest };
+    for f in config {
+        match config_settings(messages, Some(prev.at), cur.at, &f) {
+            Some(settings) => {
+                for k in settings {
+                    changes.push(Change { text: format!("{k} in {}", short_path(&f)) });
+                }
+            }
+            None => files.push(f),
+        }
+    }
     if !files.is_empty() {
         let names: Vec<String> = files
             .iter()
@@ -706,6 +799,273 @@ fn compare(messages: &[Message], prev: &Launch, cur: &Launch) -> Option<Finding>
     evidence.sort_unstable();
     evidence.dedup();
     Some(Finding { detector: String::new(), key, evidence, summary, command: cur.call.command.clone() })
+}
+
+/// A service's first restart in view against the configuration it was running with:
+/// the settings of its config files rewritten since the session last saw them.
+fn compare_with_running(messages: &[Message], cur: &Launch) -> Option<Finding> {
+    let mut changes: Vec<Change> = Vec::new();
+    let mut evidence: Vec<u32> = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for (pos, m) in messages.iter().enumerate().take(cur.at.0 + 1) {
+        for (ci, call) in m.calls.iter().enumerate() {
+            if (pos, ci) > (cur.at.0, cur.at.1) {
+                continue;
+            }
+            let limit = if (pos, ci) == (cur.at.0, cur.at.1) { cur.at.2 } else { usize::MAX };
+            for (k, file, _) in whole_writes(call) {
+                if k >= limit || !is_config(&file) || seen.contains(&file) || !cur.configures(&file) {
+                    continue;
+                }
+                seen.push(file.clone());
+                // The baseline: what the file held before its first rewrite here.
+                if let Some(settings) = config_settings(messages, None, cur.at, &file)
+                    && !settings.is_empty()
+                {
+                    evidence.push(m.idx);
+                    changes
+                        .extend(settings.into_iter().map(|k| Change { text: format!("{k} in {}", short_path(&file)) }));
+                }
+            }
+        }
+    }
+    if changes.len() < 2 {
+        return None;
+    }
+    let key = messages[cur.at.0].idx;
+    let texts: Vec<String> = changes.iter().map(|c| c.text.clone()).collect();
+    let summary = format!(
+        "restart of {} with {} changed in one go ({} changes to the configuration it was running with)",
+        cur.display,
+        and_list(&texts),
+        changes.len(),
+    );
+    evidence.push(key);
+    evidence.sort_unstable();
+    evidence.dedup();
+    Some(Finding { detector: String::new(), key, evidence, summary, command: cur.call.command.clone() })
+}
+
+/// A file named with its folder: `blocky/config.yml`.
+fn short_path(path: &str) -> String {
+    let mut parts = path.rsplit('/');
+    match (parts.next(), parts.next()) {
+        (Some(f), Some(d)) if !d.is_empty() && d != "." => format!("{d}/{f}"),
+        (Some(f), _) => f.to_string(),
+        _ => path.to_string(),
+    }
+}
+
+/// A config file of the service: its name or folder names the service
+/// (`/etc/blocky/config.yml` for `blocky`, `/etc/nginx/nginx.conf`).
+fn belongs_to(file: &str, service: &str) -> bool {
+    let s = service.to_lowercase();
+    !s.is_empty() && file.to_lowercase().split(['/', '.', '-', '_']).any(|part| part == s)
+}
+
+/// Files whose lines are settings: YAML, TOML, INI, JSON, `.env`, `*.conf`, and
+/// extensionless files under `/etc/`.
+fn is_config(path: &str) -> bool {
+    let p = path.to_lowercase();
+    let name = basename(&p);
+    [".yml", ".yaml", ".toml", ".ini", ".conf", ".cfg", ".json", ".env", ".properties"]
+        .iter()
+        .any(|e| name.ends_with(e))
+        || name == ".env"
+        || (p.starts_with("/etc/") && !name.contains('.'))
+}
+
+/// A file's whole new content written by a call, with the number of the command in
+/// the call's script: the Write tool, or `cat > f <<EOF` / `tee f <<EOF`.
+fn whole_writes(call: &Call) -> Vec<(usize, String, String)> {
+    let field = |k: &str| call.input.get(k).and_then(serde_json::Value::as_str);
+    if is_edit_tool(call) {
+        return match (field("file_path").or_else(|| field("path")), field("content")) {
+            (Some(f), Some(c)) => vec![(0, f.to_string(), c.to_string())],
+            _ => Vec::new(),
+        };
+    }
+    let Some(cmd) = call.command.as_deref() else { return Vec::new() };
+    let script = shell::parse(cmd);
+    let mut out = Vec::new();
+    let mut heredoc = 0usize;
+    for (k, c) in script.commands.iter().enumerate() {
+        let docs = c.redirects.iter().filter(|r| r.op == "<<" || r.op == "<<-").count();
+        let body = script.heredocs.get(heredoc).filter(|_| docs == 1).cloned();
+        heredoc += docs;
+        let Some(body) = body else { continue };
+        let target = match c.name() {
+            "cat" => c.redirects.iter().find(|r| matches!(r.op, ">" | ">|")).map(|r| r.target.clone()),
+            "tee" if !c.has_flag(Some('a'), Some("append")) => c.positionals().first().map(|f| f.to_string()),
+            _ => None,
+        };
+        if let Some(t) = target {
+            out.push((k, t, body));
+        }
+    }
+    out
+}
+
+/// What `file` held before position `pos`, as far as the session shows: its last whole
+/// write, or the output of a `cat` of it that came first in its command line.
+fn content_before(messages: &[Message], pos: usize, file: &str) -> Option<String> {
+    for m in messages[..pos.min(messages.len())].iter().rev() {
+        for call in m.calls.iter().rev() {
+            if let Some((_, _, c)) = whole_writes(call).into_iter().rev().find(|(_, f, _)| f == file) {
+                return Some(c);
+            }
+            let Some(cmd) = call.command.as_deref() else { continue };
+            let script = shell::parse(cmd);
+            let first = script.commands.first();
+            if first.is_some_and(|c| c.name() == "cat" && c.positionals() == [file] && !c.piped_to)
+                && let Some(r) = call.result.as_ref().filter(|r| !r.is_error && !r.output.trim().is_empty())
+            {
+                // The local shell's own complaints can land in the output (Cygwin's fork
+                // retries, `bash: …` warnings): they are not the file's lines.
+                let noise = |l: &&str| {
+                    let t = l.trim_start();
+                    t.contains(" [main] ") || t.contains(": fork: ") || t.starts_with("Warning: Permanently added")
+                };
+                return Some(r.output.lines().filter(|l| !noise(l)).collect::<Vec<_>>().join("\n"));
+            }
+        }
+    }
+    None
+}
+
+/// The settings a config file's rewrites after `from` (a launch's place; `None`: the
+/// view's start) and before `cur` changed:
+/// its last content written before the relaunch against what it held before `from`'s
+/// first rewrite of it. `None` when either content is unknown.
+fn config_settings(
+    messages: &[Message],
+    from: Option<(usize, usize, usize)>,
+    cur: (usize, usize, usize),
+    file: &str,
+) -> Option<Vec<String>> {
+    let mut first_write: Option<usize> = None;
+    let mut last: Option<String> = None;
+    for (pos, m) in messages.iter().enumerate().take(cur.0 + 1).skip(from.map_or(0, |f| f.0)) {
+        for (ci, call) in m.calls.iter().enumerate() {
+            for (k, f, c) in whole_writes(call) {
+                if f == file && from.is_none_or(|from| (pos, ci, k) > from) && (pos, ci, k) < cur {
+                    first_write.get_or_insert(pos);
+                    last = Some(c);
+                }
+            }
+        }
+    }
+    let new = last?;
+    let first_write = first_write?;
+    let old = content_before(messages, first_write, file)?;
+    // Back to a configuration written earlier in view: a return to a known state (the
+    // outcome is that state's), not new changes.
+    let same = |a: &str, b: &str| changed_settings(a, b).is_empty();
+    let earlier = messages[..first_write].iter().flat_map(|m| &m.calls).flat_map(whole_writes);
+    if !same(&old, &new) && earlier.filter(|(_, f, _)| f == file).any(|(_, _, c)| same(&c, &new)) {
+        return Some(Vec::new());
+    }
+    Some(changed_settings(&old, &new))
+}
+
+/// The settings that differ between two versions of a config file: for each changed
+/// line the setting it belongs to (see [`setting_name`]), comments and blank lines left
+/// out; one name per setting, and a section changed at its header (added, removed,
+/// renamed) counts once for everything inside it.
+fn changed_settings(old: &str, new: &str) -> Vec<String> {
+    let norm = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(|l| l.trim_end().to_string())
+            .filter(|l| {
+                let t = l.trim_start();
+                !t.is_empty() && !t.starts_with('#') && !t.starts_with("//") && !t.starts_with(';')
+            })
+            .collect()
+    };
+    let (a, b) = (norm(old), norm(new));
+    if a.len() > 2000 || b.len() > 2000 {
+        return Vec::new();
+    }
+    // Longest common subsequence of lines.
+    let mut lcs = vec![vec![0u16; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+        }
+    }
+    let mut names: Vec<String> = Vec::new();
+    // (run of changed lines, its top-level section) already named.
+    let mut named: Vec<(usize, String)> = Vec::new();
+    let mut hunk = 0usize;
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            i += 1;
+            j += 1;
+            hunk += 1;
+            continue;
+        }
+        // The changed line, and the lines it sits under.
+        let (lines, at) = if j < b.len() && (i >= a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            j += 1;
+            (&b, j - 1)
+        } else {
+            i += 1;
+            (&a, i - 1)
+        };
+        // Lines changed together in one section are one setting (a block rewritten:
+        // `type`, `target`, `logRetentionDays` of `queryLog`); apart, two.
+        let name = setting_name(lines, at);
+        let top = name.split('.').next().unwrap_or("").to_string();
+        if named.iter().any(|(h, t)| *h == hunk && *t == top) {
+            continue;
+        }
+        named.push((hunk, top));
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    // A section added or removed whole is one setting, not one per key inside it.
+    let whole: Vec<String> = names.iter().filter(|n| !n.contains('.')).cloned().collect();
+    names.retain(|n| n.split_once('.').is_none_or(|(top, _)| !whole.iter().any(|w| w == top)));
+    names
+}
+
+/// The setting a changed config line belongs to, two levels deep at most: its section
+/// and key (`log.format`, `clientLookup.upstream`; a list item or deeper value counts
+/// under the key two levels down that holds it), or its key at the top level. Lines of
+/// one section's key changed together are one setting; a section's two keys are two.
+fn setting_name(lines: &[String], at: usize) -> String {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let key = |l: &str| {
+        let t = l.trim_start().trim_start_matches("- ").trim_start_matches('[');
+        let k = t.split([':', '=']).next().unwrap_or(t).trim().trim_matches(['"', '\'', ']']);
+        (t.contains(':') || t.contains('=')).then(|| k.to_string()).filter(|k| !k.is_empty() && !k.contains(' '))
+    };
+    // The chain of keys above the line, innermost first, then the line's own.
+    let mut chain: Vec<String> = Vec::new();
+    let line = &lines[at];
+    if !line.trim_start().starts_with("- ")
+        && let Some(k) = key(line)
+    {
+        chain.push(k);
+    }
+    let mut level = indent(line);
+    for l in lines[..at].iter().rev() {
+        if level == 0 {
+            break;
+        }
+        if indent(l) < level && !l.trim_start().starts_with("- ") {
+            level = indent(l);
+            chain.extend(key(l));
+        }
+    }
+    chain.reverse();
+    match chain.as_slice() {
+        [] => clip(line.trim(), 30),
+        [one] => one.clone(),
+        [top, second, ..] => format!("{top}.{second}"),
+    }
 }
 
 /// One variable's change: name, value before, value after.
@@ -809,6 +1169,60 @@ mod tests {
 
     fn launch(idx: u32, env: &str, extra: &str, log: &str) -> Message {
         bash(idx, &format!("ssh root@gpu '{env} {SRV} {extra} > /data/logs/{log}.log 2>&1 &'"))
+    }
+
+    fn write(idx: u32, file: &str, body: &str, then: &str) -> Message {
+        bash(idx, &format!("ssh root@router \"cat > {file} << 'EOF'\n{body}EOF\n{then}\""))
+    }
+
+    const BLOCKY_0: &str = "upstreams:\n  default:\n    - 10.0.0.1:5053\nlog:\n  level: info\n";
+
+    #[test]
+    fn a_service_restarted_with_two_config_settings_changed_fires() {
+        let messages = vec![
+            bash_out(1, "ssh root@router \"cat /etc/blocky/config.yml\"", BLOCKY_0),
+            write(2, "/etc/blocky/config.yml", BLOCKY_0, "service blocky restart"),
+            write(
+                3,
+                "/etc/blocky/config.yml",
+                "upstreams:\n  default:\n    - 10.0.0.1:5053\nlog:\n  level: debug\nqueryLog:\n  type: console\n",
+                "/etc/init.d/blocky restart",
+            ),
+        ];
+        let f = run(&messages);
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!((f[0].key, f[0].evidence.clone()), (3, vec![2, 3]));
+        assert!(
+            f[0].summary.contains("log.level in blocky/config.yml and queryLog in blocky/config.yml"),
+            "{}",
+            f[0].summary
+        );
+    }
+
+    #[test]
+    fn a_service_config_near_misses_stay_quiet() {
+        let debug = "upstreams:\n  default:\n    - 10.0.0.1:5053\nlog:\n  level: debug\n";
+        // One setting per restart; then back to the configuration it ran with before
+        // (two settings differ, but it is a return to a known state).
+        let messages = vec![
+            write(1, "/etc/blocky/config.yml", BLOCKY_0, "service blocky restart"),
+            write(2, "/etc/blocky/config.yml", debug, "service blocky restart"),
+            write(
+                3,
+                "/etc/blocky/config.yml",
+                &format!("{debug}queryLog:\n  type: console\n"),
+                "service blocky restart",
+            ),
+            write(4, "/etc/blocky/config.yml", BLOCKY_0, "service blocky restart"),
+        ];
+        assert!(run(&messages).is_empty(), "{:#?}", run(&messages));
+        // Another service's config rewritten does not change this one.
+        let messages = vec![
+            bash_out(1, "ssh root@router \"cat /etc/cloudflared/config.yml\"", "proxy-dns: true\nupstream: a\n"),
+            write(2, "/etc/blocky/config.yml", BLOCKY_0, "service blocky restart"),
+            write(3, "/etc/cloudflared/config.yml", "proxy-dns: false\nupstream: b\n", "service blocky restart"),
+        ];
+        assert!(run(&messages).is_empty(), "{:#?}", run(&messages));
     }
 
     #[test]
@@ -968,5 +1382,47 @@ mod tests {
             bash(2, "nohup bun run src/cli.ts mcp start --sse --cache off > /tmp/mcp.log 2>&1 &"),
         ];
         assert_eq!(run(&messages).len(), 1);
+    }
+}
+
+#[cfg(test)]
+mod config_tests {
+    use super::{changed_settings, service_restart};
+    use crate::shell;
+
+    #[test]
+    fn a_service_is_the_same_however_it_is_restarted() {
+        let unit = |cmd: &str| shell::parse(cmd).commands.iter().find_map(|c| service_restart(c).map(str::to_string));
+        for cmd in [
+            "service blocky restart",
+            "systemctl restart blocky.service",
+            "/etc/init.d/blocky start",
+            "ssh r 'rc-service blocky restart'",
+        ] {
+            assert_eq!(unit(cmd).as_deref(), Some("blocky"), "{cmd}");
+        }
+        for cmd in ["service blocky status", "systemctl status blocky", "/etc/init.d/blocky stop"] {
+            assert_eq!(unit(cmd), None, "{cmd}");
+        }
+    }
+
+    #[test]
+    fn settings_changed_in_a_rewritten_config() {
+        let old = "upstreams:\n  groups:\n    default:\n      - 10.0.0.1:5053\nbootstrapDns:\n  - 10.0.0.1\nlog:\n  level: info\n  format: text\nqueryLog:\n  type: csv-client\n  target: /tmp/q.csv\n  logRetentionDays: 1\n";
+        let new = "upstreams:\n  groups:\n    default:\n      - 10.0.0.1:5053\nbootstrapDns:\n  - tcp+udp:10.0.0.1\n  - tcp+udp:10.0.0.2\nlog:\n  level: info\nqueryLog:\n  type: csv-client\n  target: /tmp/blocky-logs\n  logRetentionDays: 1\n";
+        assert_eq!(changed_settings(old, new), ["bootstrapDns", "log.format", "queryLog.target"]);
+        // A section's block rewritten in one place is one setting.
+        let old = "queryLog:\n  type: console\n  flushInterval: 30s\n";
+        let new = "queryLog:\n  type: csv\n  target: /var/log/q\n  logRetentionDays: 7\n";
+        assert_eq!(changed_settings(old, new), ["queryLog.type"]);
+        // Two entries of one list are one setting; comments and blank lines are none.
+        let old = "clientLookup:\n  clients:\n    a:\n      - 10.0.0.5\n";
+        let new = "# who is who\nclientLookup:\n\n  clients:\n    a:\n      - 10.0.0.6\n    b:\n      - 10.0.0.7\n";
+        assert_eq!(changed_settings(old, new), ["clientLookup.clients"]);
+        assert!(changed_settings("a: 1\n", "# a comment\na: 1\n").is_empty());
+        // A level changed and a section added right after it: two settings.
+        let old = "log:\n  level: info\n";
+        let new = "log:\n  level: debug\nqueryLog:\n  type: console\n  fields:\n    - clientIP\n";
+        assert_eq!(changed_settings(old, new), ["log.level", "queryLog"]);
     }
 }
