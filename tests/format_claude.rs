@@ -340,3 +340,32 @@ fn harness_text_queued_prompts_and_background_reads() {
     let probe = s.message(8).unwrap().calls[0].result.as_ref().unwrap();
     assert_eq!((probe.timed_out, probe.is_error, probe.exit_code), (true, true, None));
 }
+
+/// Claude Code moves a long foreground Bash call to the background on its own (or the
+/// person does, with Ctrl-B), and the result says so instead of giving output: that
+/// call is running, and a later `TaskOutput` of its task continues it.
+#[test]
+fn a_command_moved_to_the_background_is_continued_by_its_reads() {
+    let path = corpus("detectors/polling-timeout/pos-background-wait-ran-out-claude.jsonl");
+    let s = &parse(&path)[0];
+    let commit = &s.message(2).unwrap().calls[0];
+    assert_eq!(commit.input.get("run_in_background"), None, "not asked for");
+    let r = commit.result.as_ref().unwrap();
+    assert_eq!((r.running, r.exit_code), (true, None));
+    let read = &s.message(3).unwrap().calls[0];
+    assert_eq!(read.continues.as_deref(), Some(commit.id.as_str()));
+    let r = read.result.as_ref().unwrap();
+    assert_eq!((r.timed_out, r.running), (true, true));
+    // The person's Ctrl-B reads the same way.
+    let text = std::fs::read_to_string(&path).unwrap().replace(
+        "Command running in background with ID: b4k2x9p.",
+        "Command was manually backgrounded by user with ID: b4k2x9p.",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("s.jsonl");
+    std::fs::write(&file, text).unwrap();
+    let s = &formats::parse_file(&file, None).unwrap().sessions[0];
+    let commit = &s.message(2).unwrap().calls[0];
+    assert!(commit.result.as_ref().unwrap().running);
+    assert_eq!(s.message(3).unwrap().calls[0].continues.as_deref(), Some(commit.id.as_str()));
+}

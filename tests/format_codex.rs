@@ -173,11 +173,20 @@ fn a_running_command_ends_in_its_own_result() {
     assert_eq!((m3.line, m3.end_line), (Some(9), Some(16)));
     let reread = formats::read_message(&corpus(UNIFIED_EXEC), parsed.format, m3.offset.unwrap(), 9, 16, 3).unwrap();
     assert_eq!(reread.as_ref().map(|m| &m.calls), Some(&m3.calls));
-    for (idx, output) in [(4, ""), (5, "error: too many arguments for 'library'. Expected 2 arguments but got 3.\n")] {
+    // The first poll found it still running, the second saw it end; the command is no
+    // longer running once a poll said how it ended.
+    assert!(!r.running);
+    for (idx, output, running) in
+        [(4, "", true), (5, "error: too many arguments for 'library'. Expected 2 arguments but got 3.\n", false)]
+    {
         let poll = &s.message(idx).unwrap().calls[0];
         let r = poll.result.as_ref().unwrap();
         assert_eq!((poll.name.as_str(), poll.command.as_deref()), ("write_stdin", None));
-        assert_eq!((r.output.as_str(), r.exit_code, r.is_error), (output, None, false), "msg {idx}");
+        assert_eq!(
+            (r.output.as_str(), r.exit_code, r.is_error, r.running),
+            (output, None, false, running),
+            "msg {idx}"
+        );
     }
     // The header goes, the output stays.
     let ok = s.message(6).unwrap().calls[0].result.as_ref().unwrap();
@@ -185,6 +194,7 @@ fn a_running_command_ends_in_its_own_result() {
     // A server left running: its output so far, no exit code.
     let server = s.message(7).unwrap().calls[0].result.as_ref().unwrap();
     assert_eq!((server.output.as_str(), server.exit_code), ("> docs:dev\nready on http://localhost:3100\n", None));
+    assert!(server.running);
     assert!(common::resumes_reproduce_the_full_parse(&corpus(UNIFIED_EXEC), parsed.format, 20) > 1);
 }
 

@@ -181,6 +181,11 @@ def codex_session(name, steps, cwd="/home/dana/src/inference"):
             n += 1
             cid = f"call_{stable_uuid(name, 'c', n).replace('-', '')[:20]}"
             c["_cid"] = cid
+            if "poll" in c:
+                # `write_stdin` to a process an earlier `exec_command` left running.
+                args = {"session_id": c["poll"], "chars": c.get("chars", ""), "yield_time_ms": c["yield_ms"], "max_output_tokens": 4000}
+                env("response_item", {"type": "function_call", "name": "write_stdin", "arguments": json.dumps(args), "call_id": cid})
+                continue
             if "cmd" not in c:
                 raise ValueError(f"{name}: Codex has no {c['tool']} tool; give the scenario a codex_calls override")
             if c.get("exec"):
@@ -195,7 +200,14 @@ def codex_session(name, steps, cwd="/home/dana/src/inference"):
             if c.get("timeout"):
                 code = 124
                 out = f"command timed out after {c.get('timeout_ms', 600000)} milliseconds\n{out}"
-            if c.get("exec"):
+            if "poll" in c or c.get("running"):
+                # Unified exec: still running after the wait, or how the process ended.
+                session = c.get("poll", c.get("running"))
+                wall = c.get("yield_ms", 10000) / 1000
+                state = f"Process exited with code {c['exit']}" if c.get("exit") is not None and "poll" in c else f"Process running with session ID {session}"
+                text = f"Chunk ID: {c['_cid'][5:9]}\nWall time: {wall:.4f} seconds\n{state}\nOriginal token count: {len(out) // 4}\nOutput:\n{out}"
+                env("response_item", {"type": "function_call_output", "call_id": c["_cid"], "output": text})
+            elif c.get("exec"):
                 text = f"Chunk ID: {c['_cid'][5:9]}\nWall time: 1.2 seconds\nProcess exited with code {code}\nOriginal token count: {len(out) // 4}\nOutput:\n{out}"
                 env("response_item", {"type": "function_call_output", "call_id": c["_cid"], "output": text})
             else:
@@ -571,6 +583,64 @@ def polling_timeout():
         A("", sh("while true; do nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader; sleep 5; done", "97 %\n98 %\n96 %", timeout="2m 0.0s", timeout_ms=120000)),
     ]
     write("polling-timeout", "neg-monitor-loop", steps)
+
+    # The agent's own waiting tool: a blocking read of a command that went on in the
+    # background (Claude Code moved the commit there when it ran long), or Codex waiting
+    # on a process its `exec_command` left running.
+    bg = "Command running in background with ID: {0}. Output is being written to: /tmp/claude-1000/-home-dana-src-inference/tasks/{0}.output"
+
+    def task(task_id, status, timeout_ms, output, exit=None):
+        head = "<retrieval_status>timeout</retrieval_status>" if status == "running" else "<retrieval_status>success</retrieval_status>"
+        code = f"\n\n<exit_code>{exit}</exit_code>" if exit is not None else ""
+        out = f"{head}\n\n<task_id>{task_id}</task_id>\n\n<task_type>local_bash</task_type>\n\n<status>{status}</status>{code}\n\n<output>\n{output}</output>"
+        return tool("TaskOutput", {"block": True, "task_id": task_id, "timeout": timeout_ms}, out)
+
+    def poll(session, yield_ms, out="", exit=None):
+        return {"poll": session, "yield_ms": yield_ms, "out": out, "exit": exit}
+
+    build = "dotnet build App.sln --configuration Release --no-restore"
+    claude = [
+        U("Commit the release notes."),
+        A("", sh("git commit -F notes/commit-msg.txt", bg.format("b4k2x9p"))),
+        A("The commit hooks are still running. Let me wait for them.", task("b4k2x9p", "running", 30000, "[pre-commit] syncing transcripts...\n")),
+        A("Still running after 30 s; the hook seems stuck. Let me look at what it does.", sh("cat .git/hooks/pre-commit", "#!/bin/sh\npython scripts/sync.py")),
+    ]
+    codex = [
+        U("Check that the release build still works."),
+        A("", sh(build, "  Determining projects to restore...\n", exec=True, running=41)),
+        A("", poll(41, 120000)),
+        A("", poll(41, 120000)),
+        A("The build gives no sign of progress; I'll check the project files instead.", sh("rg -n TargetFramework src/App/App.csproj", "4:    <TargetFramework>net10.0</TargetFramework>", exec=True)),
+    ]
+    write("polling-timeout", "pos-background-wait-ran-out", claude, formats=("claude",))
+    write("polling-timeout", "pos-background-wait-ran-out", claude, formats=("codex",), codex_steps=codex)
+    claude = [
+        U("Commit the release notes."),
+        A("", sh("git commit -F notes/commit-msg.txt", bg.format("b7m3q1z"))),
+        A("Let me wait for the commit hooks.", task("b7m3q1z", "completed", 60000, "[pre-commit] syncing transcripts...\n[main 4e1c2d0] Release notes\n", exit=0)),
+    ]
+    codex = [
+        U("Check that the release build still works."),
+        A("", sh(build, "  Determining projects to restore...\n", exec=True, running=57)),
+        A("", poll(57, 120000)),
+        A("", poll(57, 120000, "Build succeeded.\n    0 Warning(s)\n    0 Error(s)\n", exit=0)),
+    ]
+    write("polling-timeout", "neg-background-wait-completed", claude, formats=("claude",))
+    write("polling-timeout", "neg-background-wait-completed", claude, formats=("codex",), codex_steps=codex)
+    claude = [
+        U("Start the dev server."),
+        A("", sh("npm run dev -- --port 5173", bg.format("b2d8w5r"))),
+        A("", task("b2d8w5r", "running", 15000, "> webapp@0.4.0 dev\n> vite --port 5173\n\n  VITE v6.4.1  ready in 412 ms\n")),
+        A("The dev server is up on port 5173."),
+    ]
+    codex = [
+        U("Start the dev server."),
+        A("", sh("npm run dev -- --port 5173", "> webapp@0.4.0 dev\n> vite --port 5173\n", exec=True, running=63)),
+        A("", poll(63, 30000)),
+        A("The dev server is up on port 5173."),
+    ]
+    write("polling-timeout", "neg-background-server-wait", claude, formats=("claude",))
+    write("polling-timeout", "neg-background-server-wait", claude, formats=("codex",), codex_steps=codex)
 
 
 # --------------------------------------------------------------------------- aider

@@ -448,7 +448,8 @@ pub fn failed(call: &Call) -> bool {
     }
 }
 
-fn output_says_it_failed(output: &str) -> bool {
+/// The last lines of an output say it failed: a traceback, an error, a failure count.
+pub fn output_says_it_failed(output: &str) -> bool {
     let tail: Vec<&str> = output.lines().rev().filter(|l| !l.trim().is_empty()).take(5).collect();
     tail.iter().any(|l| {
         let low = l.to_lowercase();

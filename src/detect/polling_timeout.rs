@@ -1,16 +1,17 @@
 //! `polling-timeout`: a wait/poll (a shell loop with sleep that probes readiness, a
-//! sleep then a probe, or a waiting tool such as `kubectl wait`) ran out of attempts or
-//! time without the condition being met.
+//! sleep then a probe, a waiting tool such as `kubectl wait`, or the agent's own wait on
+//! a background command) ran out of attempts or time without the condition being met.
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::liveness::{describe_probe, is_probe};
 use super::searches::{self, clip, echoed_literals, payload};
-use super::{Detector, Finding, SessionView};
-use crate::model::{Call, Role};
-use crate::shell::{Loop, LoopKind, Script, SimpleCommand};
+use super::{Detector, Finding, LOOKAHEAD, SessionView};
+use crate::model::{Call, Message, Role};
+use crate::shell::{self, Loop, LoopKind, Script, SimpleCommand};
 
 pub struct PollingTimeout;
 
@@ -29,7 +30,18 @@ A call that waits for something to become ready and gave up without it:
   stopped it (exit 124), the waiting tool timed out, or a loop with a fixed number of
   attempts ended without printing its success message.
 
-The key message holds the poll call.
+Or the wait is the agent's own waiting tool, on a command it left running in the
+background:
+
+- a blocking read of the command's output that came back on its timeout with the
+  command still running (Claude Code's `TaskOutput` answering
+  `<retrieval_status>timeout</retrieval_status>`);
+- a wait on the running process that sent it nothing, asked for 10 s or more, heard
+  nothing new and found it still running (Codex's `write_stdin`), for a process the
+  session never sees finish: the agent gave up on it.
+
+The key message holds the poll call (for the waiting tool: the first wait that ran out
+on that command; the command's launch and every such wait are the evidence).
 
 ## Why it matters
 
@@ -58,6 +70,10 @@ relaunch did not do what was intended.
 - Loops without a probe (benchmark repetitions), loops without sleep, a lone `sleep`,
   a long build or test that hit the tool's time limit, a backgrounded loop, and a
   call the user interrupted.
+- A read of a background command that got its end, a quiet stretch of a process that
+  later finished (a long test run watched in chunks), a short look (`write_stdin`
+  for 1 s), a wait that printed new output (progress), and a wait on a program meant
+  to keep running (`npm run dev`, `uvicorn`, `tail -f`, `docker compose up`).
 "#;
 
 fn re(pattern: &str) -> Regex {
@@ -265,6 +281,7 @@ impl Detector for PollingTimeout {
     }
 
     fn check(&self, view: &SessionView, out: &mut Vec<Finding>) {
+        tool_waits(self.id(), view.messages, out);
         for m in view.messages.iter().filter(|m| m.role == Role::Assistant) {
             for c in &m.calls {
                 let Some(script) = searches::script(c) else { continue };
@@ -283,10 +300,163 @@ impl Detector for PollingTimeout {
     }
 }
 
+/// The shortest wait (ms) a silent "still running" answer counts as running out: shorter
+/// reads are the agent watching the output stream by, not waiting for the end.
+const MIN_SILENT_WAIT_MS: u64 = 10_000;
+
+/// How long a waiting call asked to wait, in ms (`TaskOutput`'s `timeout`, `write_stdin`'s
+/// `yield_time_ms`).
+fn wait_ms(call: &Call) -> Option<u64> {
+    ["timeout", "yield_time_ms", "timeout_ms"].iter().find_map(|k| call.input.get(*k)?.as_u64())
+}
+
+/// How a call of the agent's own waiting tool ran out, if it did.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RanOut {
+    /// A blocking read of a background command answered with its timeout (Claude Code's
+    /// `TaskOutput`: `<retrieval_status>timeout</retrieval_status>`).
+    TimedOut,
+    /// A wait on a running process that sent it nothing, asked to wait a while, and came
+    /// back with the process still running and nothing new printed (Codex's
+    /// `write_stdin`). Such a tool always returns after its wait, so this alone is a
+    /// quiet stretch; it counts only when the process is then never seen to end.
+    Silent,
+}
+
+fn wait_ran_out(call: &Call) -> Option<RanOut> {
+    let r = call.result.as_ref()?;
+    if r.interrupted || call.command.is_some() {
+        return None; // a shell command that hit the tool's limit is read from its script
+    }
+    if r.timed_out {
+        return Some(RanOut::TimedOut);
+    }
+    let sends_nothing = call.input.get("chars").and_then(|c| c.as_str()).is_none_or(str::is_empty);
+    (call.continues.is_some()
+        && r.running
+        && sends_nothing
+        && wait_ms(call).is_some_and(|ms| ms >= MIN_SILENT_WAIT_MS)
+        && r.output.trim().is_empty())
+    .then_some(RanOut::Silent)
+}
+
+/// Programs that run until stopped: a wait on one that comes back "still running" is
+/// the expected answer, not exhaustion.
+fn stays_up(command: &str) -> bool {
+    let script = shell::parse(command);
+    if script.commands.iter().any(|c| c.via.iter().any(|v| v == "timeout")) {
+        return false;
+    }
+    script.commands.iter().any(|c| {
+        let pos = c.positionals();
+        let first = pos.first().copied().unwrap_or("");
+        match c.name() {
+            "uvicorn" | "gunicorn" | "hypercorn" | "nodemon" | "http-server" | "serve" | "ngrok" | "watch" => true,
+            "npm" | "pnpm" | "yarn" | "bun" => {
+                let script = if first == "run" { pos.get(1).copied().unwrap_or("") } else { first };
+                matches!(script, "dev" | "start" | "serve" | "watch" | "preview")
+            }
+            "vite" | "next" | "nuxt" => !matches!(first, "build" | "lint" | "test"),
+            "tail" => c.has_flag(Some('f'), Some("follow")) || c.has_flag(Some('F'), None),
+            "docker" | "podman" => {
+                pos.contains(&"up") && !c.has_flag(Some('d'), Some("detach"))
+                    || first == "logs" && c.has_flag(Some('f'), Some("follow"))
+            }
+            "kubectl" => {
+                matches!(first, "logs" | "port-forward")
+                    && (first == "port-forward" || c.has_flag(Some('f'), Some("follow")))
+            }
+            "flask" | "rails" => matches!(first, "run" | "s" | "server"),
+            _ => {
+                c.args.iter().any(|a| a == "--watch" || a == "http.server")
+                    || first.contains("serve")
+                    || c.name().contains("server")
+            }
+        }
+    })
+}
+
+/// Waits of the agent's own waiting tools that ran out, one finding per command waited
+/// on: keyed on the first wait that ran out, with the command's launch and every such
+/// wait as evidence.
+fn tool_waits(id: &str, messages: &[Message], out: &mut Vec<Finding>) {
+    let launches: HashMap<&str, (u32, &Call)> =
+        messages.iter().flat_map(|m| m.calls.iter().map(move |c| (c.id.as_str(), (m.idx, c)))).collect();
+    // Processes seen to end: the command's result or a later read has its exit code.
+    let mut ended: Vec<&str> = launches
+        .iter()
+        .filter(|(_, (_, c))| c.result.as_ref().is_some_and(|r| r.exit_code.is_some()))
+        .map(|(id, _)| *id)
+        .collect();
+    ended.extend(
+        messages
+            .iter()
+            .flat_map(|m| &m.calls)
+            .filter(|c| c.result.as_ref().is_some_and(|r| r.exit_code.is_some()))
+            .filter_map(|c| c.continues.as_deref()),
+    );
+    // Per command waited on (the call that started it, else the task the wait names).
+    let mut groups: Vec<(String, Vec<(usize, &Call)>)> = Vec::new();
+    for (pos, m) in messages.iter().enumerate().filter(|(_, m)| m.role == Role::Assistant) {
+        for c in &m.calls {
+            let Some(how) = wait_ran_out(c) else { continue };
+            if how == RanOut::Silent && c.continues.as_deref().is_some_and(|o| ended.contains(&o)) {
+                continue; // a quiet stretch of a process that did end
+            }
+            let command = c.continues.as_deref().and_then(|o| launches.get(o)).and_then(|(_, l)| l.command.as_deref());
+            if command.is_some_and(stays_up) {
+                continue;
+            }
+            let task = c.input.get("task_id").or_else(|| c.input.get("session_id")).map(|t| t.to_string());
+            let target = c.continues.clone().or(task).unwrap_or_else(|| c.id.clone());
+            match groups.iter_mut().find(|(t, _)| *t == target) {
+                Some((_, waits)) => waits.push((pos, c)),
+                None => groups.push((target, vec![(pos, c)])),
+            }
+        }
+    }
+    for (_, waits) in groups {
+        let (first_pos, first) = waits[0];
+        let waits: Vec<(usize, &Call)> = waits.into_iter().filter(|(p, _)| p - first_pos <= LOOKAHEAD).collect();
+        let launch = first.continues.as_deref().and_then(|o| launches.get(o));
+        let mut evidence: Vec<u32> = waits.iter().map(|(p, _)| messages[*p].idx).collect();
+        if let Some((at, _)) = launch {
+            evidence.push(*at);
+        }
+        evidence.sort_unstable();
+        evidence.dedup();
+        let command = launch.and_then(|(_, l)| l.command.as_deref());
+        let what = match (command, first.input.get("task_id").and_then(|t| t.as_str())) {
+            (Some(cmd), _) => format!("`{}`", clip(cmd, 60)),
+            (None, Some(task)) => format!("background task {task}"),
+            (None, None) => "a running process".to_string(),
+        };
+        let secs: Vec<String> =
+            waits.iter().map(|(_, c)| wait_ms(c).map_or("?".to_string(), |ms| format!("{} s", ms / 1000))).collect();
+        let times = match secs.as_slice() {
+            [one] => format!("after {one}"),
+            all => format!("{} times ({})", all.len(), all.join(", ")),
+        };
+        let summary = if first.result.as_ref().is_some_and(|r| r.timed_out) {
+            format!("{} waiting for {what} timed out {times} with it still running", first.name)
+        } else {
+            format!("{} waiting for {what} came back with nothing new {times}; it was never seen to finish", first.name)
+        };
+        out.push(Finding {
+            detector: id.into(),
+            key: messages[first_pos].idx,
+            evidence,
+            summary,
+            command: command.map(str::to_string),
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::detect::fixture;
+    use crate::model::CallResult;
 
     fn ran(cmd: &str, output: &str, exit: Option<i32>) -> Vec<Finding> {
         fixture::check(&PollingTimeout, &[fixture::bash_exit(85, cmd, output, exit)])
@@ -341,6 +511,138 @@ mod tests {
         assert!(f[0].summary.starts_with("kubectl wait"));
         let f = ran("timeout 300 bash -c 'until curl -sf localhost:8000/health; do sleep 5; done'", "", Some(124));
         assert!(f[0].summary.ends_with("was stopped by `timeout` (exit 124)"));
+    }
+
+    /// A command the tool left running: Claude Code's "Command running in background" or
+    /// Codex's "Process running with session ID".
+    fn launched(idx: u32, id: &str, cmd: &str) -> Message {
+        let mut m = fixture::bash(idx, cmd, "Command running in background with ID: b4k2x9p.");
+        m.calls[0].id = id.into();
+        if let Some(r) = m.calls[0].result.as_mut() {
+            r.running = true;
+        }
+        m
+    }
+
+    /// A read of that command: `TaskOutput` (a blocking read that may time out) or
+    /// `write_stdin` (a wait that returns when its time is up).
+    fn read(idx: u32, of: &str, tool: &str, input: serde_json::Value, r: CallResult) -> Message {
+        Message {
+            idx,
+            role: Role::Assistant,
+            calls: vec![Call {
+                id: format!("read{idx}"),
+                name: tool.into(),
+                input,
+                continues: Some(of.into()),
+                result: Some(r),
+                ..Call::default()
+            }],
+            ..Message::default()
+        }
+    }
+
+    fn task_output(idx: u32, of: &str, timeout_ms: u64, timed_out: bool) -> Message {
+        let input = serde_json::json!({"block": true, "task_id": "b4k2x9p", "timeout": timeout_ms});
+        let r = if timed_out {
+            CallResult {
+                timed_out: true,
+                running: true,
+                output: "<retrieval_status>timeout</retrieval_status>".into(),
+                ..CallResult::default()
+            }
+        } else {
+            CallResult {
+                exit_code: Some(0),
+                output: "<retrieval_status>success</retrieval_status>".into(),
+                ..CallResult::default()
+            }
+        };
+        read(idx, of, "TaskOutput", input, r)
+    }
+
+    fn write_stdin(idx: u32, of: &str, yield_ms: u64, output: &str, exit: Option<i32>) -> Message {
+        let input = serde_json::json!({"session_id": 41, "chars": "", "yield_time_ms": yield_ms});
+        let r = CallResult { running: exit.is_none(), exit_code: exit, output: output.into(), ..CallResult::default() };
+        read(idx, of, "write_stdin", input, r)
+    }
+
+    const COMMIT: &str = "git commit -F notes/commit-msg.txt";
+    const BUILD: &str = "dotnet build App.sln --configuration Release";
+
+    #[test]
+    fn a_blocking_read_of_a_background_command_that_timed_out() {
+        let f = fixture::check(&PollingTimeout, &[launched(10, "c1", COMMIT), task_output(11, "c1", 30_000, true)]);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!((f[0].key, f[0].evidence.as_slice()), (11, &[10, 11][..]));
+        assert_eq!(
+            f[0].summary,
+            "TaskOutput waiting for `git commit -F notes/commit-msg.txt` timed out after 30 s with it still running"
+        );
+        assert_eq!(f[0].command.as_deref(), Some(COMMIT));
+        // Two reads of one command that both timed out are one finding; a later read that
+        // got the end does not undo the timeout.
+        let msgs = [
+            launched(10, "c1", COMMIT),
+            task_output(11, "c1", 30_000, true),
+            task_output(12, "c1", 60_000, true),
+            task_output(13, "c1", 120_000, false),
+        ];
+        let f = fixture::check(&PollingTimeout, &msgs);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!((f[0].key, f[0].evidence.as_slice()), (11, &[10, 11, 12][..]));
+        assert!(f[0].summary.contains("timed out 2 times (30 s, 60 s)"), "{}", f[0].summary);
+    }
+
+    #[test]
+    fn a_wait_on_a_running_process_that_heard_nothing_and_was_given_up() {
+        let msgs = [
+            launched(46, "c1", BUILD),
+            write_stdin(47, "c1", 120_000, "", None),
+            write_stdin(48, "c1", 120_000, "", None),
+        ];
+        let f = fixture::check(&PollingTimeout, &msgs);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!((f[0].key, f[0].evidence.as_slice()), (47, &[46, 47, 48][..]));
+        assert_eq!(
+            f[0].summary,
+            "write_stdin waiting for `dotnet build App.sln --configuration Release` came back with nothing new 2 times (120 s, 120 s); it was never seen to finish"
+        );
+    }
+
+    #[test]
+    fn background_waits_that_are_not_exhaustion() {
+        let quiet = |msgs: &[Message], why: &str| assert!(fixture::check(&PollingTimeout, msgs).is_empty(), "{why}");
+        quiet(&[launched(10, "c1", COMMIT), task_output(11, "c1", 30_000, false)], "the read got the end");
+        quiet(
+            &[launched(10, "c1", "npm run dev -- --port 5173"), task_output(11, "c1", 15_000, true)],
+            "a dev server is meant to keep running",
+        );
+        quiet(
+            &[launched(10, "c1", "uvicorn app:app --port 8000"), write_stdin(11, "c1", 30_000, "", None)],
+            "a server is meant to keep running",
+        );
+        quiet(
+            &[
+                launched(46, "c1", BUILD),
+                write_stdin(47, "c1", 120_000, "", None),
+                write_stdin(48, "c1", 120_000, "Build succeeded.", Some(0)),
+            ],
+            "a quiet stretch of a build that then finished",
+        );
+        quiet(&[launched(46, "c1", BUILD), write_stdin(47, "c1", 1_000, "", None)], "a one-second look, not a wait");
+        quiet(
+            &[launched(46, "c1", BUILD), write_stdin(47, "c1", 120_000, "  Restored App.csproj", None)],
+            "it printed something: progress, not a stall",
+        );
+        let mut typed = write_stdin(47, "c1", 120_000, "", None);
+        typed.calls[0].input["chars"] = "y\n".into();
+        quiet(&[launched(46, "c1", BUILD), typed], "it answered a prompt, not waited");
+        let mut stopped = task_output(11, "c1", 30_000, true);
+        if let Some(r) = stopped.calls[0].result.as_mut() {
+            r.interrupted = true;
+        }
+        quiet(&[launched(10, "c1", COMMIT), stopped], "the person stopped the wait");
     }
 
     #[test]

@@ -1,30 +1,35 @@
 //! `retry-loop`: the same failing command run again and again with nothing changed.
 //!
 //! How it reads a session:
-//! - Every shell call is reduced to a normalized form with the shell parser: programs,
-//!   arguments and env prefixes, without redirections, `sleep`s, trivial flags
+//! - Every shell call is reduced to a normalized form with the shell parser: programs
+//!   (without `.exe`, through `bash -c`, `cmd /c`, `powershell -Command`), arguments, env
+//!   prefixes and the heredocs fed to them, without redirections, `sleep`s, trivial flags
 //!   (`-v`, `--color=…`) and output-trimming pipeline tails (`| tail -20`, `| head`).
 //!   `cargo test 2>&1 | tail -30` and `cargo test  | tail -50` are the same command.
+//!   Another tool's call that failed is known by its name and exact input (a `Write` of
+//!   the same content); a result whose call the transcript lost, by its words.
 //! - Commands that only look (reading, searching, probing endpoints and processes,
 //!   `git status`…) are left out: asking again whether something changed is polling,
-//!   not retrying (see `polling-timeout`).
+//!   not retrying (see `polling-timeout`). A look the harness refused ("This command
+//!   requires approval", "Command rejected") never ran: it counts like any other run.
 //! - A failed run (non-zero exit code, or an error result) starts a chain. A later run of
 //!   the same command extends it when it fails the same way (same exit code and the same
 //!   last error line once times, durations and addresses are masked), follows within
-//!   [`MAX_GAP`] messages, and nothing happened in between but looking: no edit, no
-//!   other command that may change state, no words from the person.
+//!   [`MAX_GAP`] messages, and nothing happened in between but looking or refused calls:
+//!   no edit, no other command that may change state, no words from the person.
 //! - A chain of [`MIN_RUNS`] or more runs is a finding, keyed on the first run, with
-//!   every run as evidence.
+//!   every run as evidence. A look that ran after that ends it: retrying after
+//!   stopping to look is a new episode.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::calls::{failed, only_looks};
+use super::calls::{failed, only_looks, output_says_it_failed};
 use super::prose::clip;
 use super::{Detector, Finding, LOOKAHEAD, SessionView};
-use crate::model::{Call, Message, Role};
+use crate::model::{Call, CallResult, Message, Origin, Role};
 use crate::shell::{self, SimpleCommand};
 
 pub struct RetryLoop;
@@ -39,9 +44,16 @@ const DOC: &str = r###"## What it finds
 The same command run three or more times within a few messages, failing the same way
 each time, with nothing changed in between: no file edited, no other command that
 could change state, no new setting, no word from the person. Commands are compared
-after normalising whitespace, redirections, `sleep`s, trivial flags (`-v`, `--color`)
-and output-trimming tails (`| tail -20`); outcomes by exit code and the last error
+after normalising whitespace, redirections, `sleep`s, trivial flags (`-v`, `--color`),
+output-trimming tails (`| tail -20`), `.exe` and the Windows shells that hand a command
+on (`cmd /c "…"`, `powershell -Command "…"`); outcomes by exit code and the last error
 line with times, durations and addresses masked.
+
+It also finds a command the harness refuses each time ("This command requires
+approval", "Command rejected because it could not be parsed safely") — a refused
+command never ran, so even a `git status` sent again is a retry, and refused commands
+in between change nothing — and another tool's call sent again unchanged after it
+failed (the same `Write`, denied each time).
 
 ## Why it matters
 
@@ -67,6 +79,8 @@ run is where the write-up should point.
 - Polling: `curl localhost:8000/health`, `tail log`, `grep ready log` repeated while a
   server starts (see `polling-timeout`).
 - Two failures, or three spread far apart.
+- Different commands refused one after another (`git status`, `dir`, `whoami`), or
+  the same tool call with a different input each time (a new patch is a new attempt).
 "###;
 
 impl Detector for RetryLoop {
@@ -93,6 +107,12 @@ impl Detector for RetryLoop {
                 done.extend(open.drain().map(|(_, c)| c));
                 continue;
             }
+            if let Some(run) = orphan_run(m) {
+                // A result whose call the transcript lost: the same failure, word for
+                // word, is the same call failing again.
+                extend(&mut open, &mut done, pos, m.idx, run, false);
+                continue;
+            }
             // Runs are the agent's calls, and the person's own (aider's `/run`).
             if !matches!(m.role, Role::Assistant | Role::User) {
                 continue;
@@ -101,38 +121,28 @@ impl Detector for RetryLoop {
                 if call.result.as_ref().is_some_and(|r| r.interrupted) {
                     continue;
                 }
-                let Some(norm) = call.command.as_deref().and_then(normalize) else {
-                    if !only_looks(call) {
+                let refused = refused(call);
+                let looks = only_looks(call) && !refused;
+                let Some(norm) = identity(call) else {
+                    if looks {
+                        end_loops_found(&mut open, &mut done);
+                    } else if !refused {
                         done.extend(open.drain().map(|(_, c)| c));
                     }
                     continue;
                 };
-                if only_looks(call) {
+                if looks {
+                    end_loops_found(&mut open, &mut done);
                     continue;
                 }
-                let outcome = failed(call).then(|| outcome(call));
-                let prior = open.remove(&norm);
-                // Any other command that may change state ends every open chain.
-                done.extend(open.drain().map(|(_, c)| c));
-                let Some(outcome) = outcome else {
-                    done.extend(prior);
-                    continue;
+                let run = Run {
+                    norm,
+                    outcome: failed(call).then(|| outcome(call.result.as_ref())),
+                    shown: shown(call),
+                    command: call.command.clone(),
                 };
-                match prior {
-                    Some(mut c) if c.outcome == outcome.0 && pos - c.last_pos <= MAX_GAP => {
-                        c.last_pos = pos;
-                        if pos - c.first_pos <= LOOKAHEAD {
-                            c.runs.push(m.idx);
-                        }
-                        open.insert(norm, c);
-                    }
-                    prior => {
-                        done.extend(prior);
-                        let (outcome, error) = outcome;
-                        let c = Chain { first_pos: pos, last_pos: pos, runs: vec![m.idx], outcome, error, call };
-                        open.insert(norm, c);
-                    }
-                }
+                // A refused call never ran: it changed nothing for the other chains.
+                extend(&mut open, &mut done, pos, m.idx, run, !refused);
             }
         }
         done.extend(open.into_values());
@@ -145,27 +155,147 @@ impl Detector for RetryLoop {
     }
 }
 
+/// One run of a command (or of a tool call) as the chains see it.
+struct Run {
+    /// What makes two runs the same command.
+    norm: String,
+    /// How it failed (None: it did not).
+    outcome: Option<(String, String)>,
+    /// The command as the summary shows it (empty for a result whose call was lost).
+    shown: String,
+    command: Option<String>,
+}
+
+/// Add a run to its chain. A run that may have changed something (`changes`) ends every
+/// other open chain; a success ends its own.
+fn extend(open: &mut HashMap<String, Chain>, done: &mut Vec<Chain>, pos: usize, idx: u32, run: Run, changes: bool) {
+    let prior = open.remove(&run.norm);
+    if changes {
+        done.extend(open.drain().map(|(_, c)| c));
+    }
+    let Some((outcome, error)) = run.outcome else {
+        done.extend(prior);
+        return;
+    };
+    match prior {
+        Some(mut c) if c.outcome == outcome && pos - c.last_pos <= MAX_GAP => {
+            c.last_pos = pos;
+            if pos - c.first_pos <= LOOKAHEAD {
+                c.runs.push(idx);
+            }
+            open.insert(run.norm, c);
+        }
+        prior => {
+            done.extend(prior);
+            let c = Chain {
+                first_pos: pos,
+                last_pos: pos,
+                runs: vec![idx],
+                outcome,
+                error,
+                shown: run.shown,
+                command: run.command,
+            };
+            open.insert(run.norm, c);
+        }
+    }
+}
+
+/// The agent stopped to look at something (a read, a search, a listing that ran): a
+/// loop already found ends there, and retrying after it is a new episode. Chains not
+/// yet long enough go on (a look between two runs does not change what they run).
+fn end_loops_found(open: &mut HashMap<String, Chain>, done: &mut Vec<Chain>) {
+    let found: Vec<String> = open.iter().filter(|(_, c)| c.runs.len() >= MIN_RUNS).map(|(k, _)| k.clone()).collect();
+    for k in found {
+        done.extend(open.remove(&k));
+    }
+}
+
+/// The call never ran: the harness refused it or could not start it (an error result
+/// with no exit code that is not a timeout: "This command requires approval", "Command
+/// rejected because it could not be parsed safely", a permission prompt left unanswered).
+fn refused(call: &Call) -> bool {
+    call.result.as_ref().is_some_and(|r| {
+        r.is_error && r.exit_code.is_none() && !r.timed_out && !r.interrupted && !r.running && !r.output.is_empty()
+    })
+}
+
+/// What makes two calls the same: the normalised command line of a shell call; for
+/// another tool, its name and exact input, when it failed (a failed edit or write
+/// changed nothing, and sending it again unchanged is a retry).
+fn identity(call: &Call) -> Option<String> {
+    if let Some(cmd) = call.command.as_deref() {
+        return normalize(cmd);
+    }
+    let r = call.result.as_ref()?;
+    (r.is_error && !call.input.is_null()).then(|| format!("{}\u{1f}{}", call.name, call.input))
+}
+
+/// A call as the summary names it: its command line, or the tool and the file it works on.
+fn shown(call: &Call) -> String {
+    if let Some(cmd) = &call.command {
+        return clip(cmd.lines().find(|l| !l.trim().is_empty()).unwrap_or(""), 80);
+    }
+    let file = ["file_path", "path", "notebook_path", "absolute_path"]
+        .iter()
+        .find_map(|k| call.input.get(*k).and_then(|v| v.as_str()));
+    match file {
+        Some(f) => format!("{} {}", call.name, clip(f, 70)),
+        None => call.name.clone(),
+    }
+}
+
+/// A harness's refusal, in the words of a result.
+static REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\bhaven't granted\b|\brequires approval\b|\bcommand rejected\b|\bpermission denied\b|\bnot (?:allowed|permitted)\b|\bwas blocked\b",
+    )
+    .expect("a valid regex")
+});
+
+/// A tool result kept without its call (the line holding the call was unreadable) that
+/// says the call failed: a run of an unknown call, known by its words.
+fn orphan_run(m: &Message) -> Option<Run> {
+    if m.role != Role::Tool || m.origin != Origin::ToolOutput || !m.calls.is_empty() {
+        return None;
+    }
+    let text = m.text.trim();
+    if text.is_empty() || text.len() > 2_000 || !(output_says_it_failed(text) || REFUSAL.is_match(text)) {
+        return None;
+    }
+    let r = CallResult { output: text.to_string(), is_error: true, ..CallResult::default() };
+    let (outcome, error) = outcome(Some(&r));
+    Some(Run {
+        norm: format!("output\u{1f}{outcome}"),
+        outcome: Some((outcome, error)),
+        shown: String::new(),
+        command: None,
+    })
+}
+
 /// Consecutive failing runs of one command.
-struct Chain<'a> {
+struct Chain {
     first_pos: usize,
     last_pos: usize,
     runs: Vec<u32>,
     outcome: String,
     /// The error line of the first run, unmasked, for the summary.
     error: String,
-    call: &'a Call,
+    shown: String,
+    command: Option<String>,
 }
 
 fn finding(id: &str, messages: &[Message], c: &Chain) -> Finding {
-    let cmd = c.call.command.clone().unwrap_or_default();
-    let shown = clip(cmd.lines().find(|l| !l.trim().is_empty()).unwrap_or(""), 80);
     let span = messages[c.last_pos].idx - messages[c.first_pos].idx + 1;
     let how = if c.error.is_empty() { String::from("the same way") } else { format!("with `{}`", clip(&c.error, 70)) };
+    // A result whose call was lost is known by its words alone.
+    let what =
+        if c.shown.is_empty() { String::from("A call whose record is unreadable") } else { format!("`{}`", c.shown) };
     let summary = format!(
-        "`{shown}` failed {} times in {span} messages, each time {how}, with nothing changed in between",
+        "{what} failed {} times in {span} messages, each time {how}, with nothing changed in between",
         c.runs.len()
     );
-    Finding { detector: id.into(), key: c.runs[0], evidence: c.runs.clone(), summary, command: Some(cmd) }
+    Finding { detector: id.into(), key: c.runs[0], evidence: c.runs.clone(), summary, command: c.command.clone() }
 }
 
 /// Edits that live in a message's text rather than in a call: search/replace blocks
@@ -180,7 +310,8 @@ fn edits_in_text(m: &Message) -> bool {
 const TRIVIAL_FLAGS: &[&str] =
     &["-v", "-vv", "--verbose", "-q", "--quiet", "--no-color", "--color", "--colour", "--no-pager"];
 
-/// The command as compared: programs, env prefixes and arguments of its simple commands,
+/// The command as compared: programs (without `.exe`), env prefixes and arguments of its
+/// simple commands, and the heredocs it feeds them (whitespace runs as one space),
 /// without redirections, sleeps, trivial flags and trailing output trimmers. `None` when
 /// nothing is left.
 pub fn normalize(command: &str) -> Option<String> {
@@ -196,7 +327,13 @@ pub fn normalize(command: &str) -> Option<String> {
         .iter()
         .map(|c| {
             let mut words: Vec<String> = c.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            words.push(c.name().to_string());
+            // `git.exe status` is `git status` (Windows shells name programs either way).
+            let name = c.name();
+            let bare = name
+                .len()
+                .checked_sub(4)
+                .filter(|&i| name.is_char_boundary(i) && name[i..].eq_ignore_ascii_case(".exe"));
+            words.push(bare.map_or(name, |i| &name[..i]).to_string());
             words.extend(
                 c.args.iter().filter(|a| !TRIVIAL_FLAGS.contains(&a.as_str()) && !a.starts_with("--color=")).cloned(),
             );
@@ -206,7 +343,13 @@ pub fn normalize(command: &str) -> Option<String> {
             words.join(" ")
         })
         .collect();
-    let joined = parts.join(" ; ");
+    let mut joined = parts.join(" ; ");
+    // What a heredoc feeds the command is part of it: two `apply_patch <<EOF` with
+    // different patches are different commands.
+    for doc in &script.heredocs {
+        joined.push_str(" <<");
+        joined.push_str(&doc.split_whitespace().collect::<Vec<_>>().join(" "));
+    }
     (!joined.is_empty()).then_some(joined)
 }
 
@@ -249,8 +392,8 @@ const ERROR_WORDS: &[&str] = &[
 /// How a failed call failed: its exit code and the last line of its output that names
 /// an error (else its last line), with times, durations, addresses and temp paths
 /// masked; and that line as printed.
-fn outcome(call: &Call) -> (String, String) {
-    let Some(r) = &call.result else { return (String::from("?"), String::new()) };
+fn outcome(result: Option<&CallResult>) -> (String, String) {
+    let Some(r) = result else { return (String::from("?"), String::new()) };
     let code = r.exit_code.map_or_else(|| "error".to_string(), |c| c.to_string());
     // Without the banners test runners draw around their summary lines.
     let lines: Vec<&str> =
@@ -373,5 +516,119 @@ mod tests {
         assert_eq!(normalize("sleep 5; git push origin main").as_deref(), Some("git push origin main"));
         assert_eq!(normalize("ssh gpu 'nvidia-smi'").as_deref(), Some("@gpu nvidia-smi"));
         assert_ne!(normalize("A=1 make"), normalize("A=2 make"));
+        // Windows: the command a shell wrapper runs, and programs with or without `.exe`.
+        let status = normalize("git status");
+        assert_eq!(normalize("powershell -Command \"git status\""), status);
+        assert_eq!(normalize("git.exe status"), status);
+        assert_eq!(normalize("cmd /c \"python --version\""), normalize("python --version"));
+        // What a heredoc feeds is part of the command.
+        let patch =
+            |body: &str| normalize(&format!("apply_patch <<'PATCH'\n*** Begin Patch\n{body}\n*** End Patch\nPATCH"));
+        assert_eq!(patch("*** Add File: a.md\n+x"), patch("*** Add File: a.md\n+x  "));
+        assert_ne!(patch("*** Add File: a.md\n+x"), patch("*** Add File: a.md\n+y"));
+    }
+
+    /// A call the harness refused: an error with no exit code.
+    fn refused_run(idx: u32, cmd: &str, said: &str) -> Message {
+        let mut m = fixture::bash(idx, cmd, said);
+        if let Some(r) = m.calls[0].result.as_mut() {
+            r.is_error = true;
+        }
+        m
+    }
+
+    const REJECTED: &str = "Command rejected because it could not be parsed safely";
+
+    #[test]
+    fn refused_commands_are_retried_even_when_they_only_look() {
+        // Gemini CLI on Windows: every shell command rejected by the harness's parser.
+        let messages = vec![
+            refused_run(7, "whoami", REJECTED),
+            refused_run(8, "hostname", REJECTED),
+            refused_run(9, "powershell -Command \"whoami\"", REJECTED),
+            fixture::bash_exit(10, "cat README.md", "# app", Some(0)),
+            refused_run(11, "whoami.exe", REJECTED),
+        ];
+        let f = run(&messages);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].evidence, [7, 9, 11], "a refused command never ran: it changed nothing");
+        assert_eq!(
+            f[0].summary,
+            "`whoami` failed 3 times in 5 messages, each time with `Command rejected because it could not be parsed safely`, with nothing changed in between"
+        );
+        // Looks that ran are polling, however often they repeat; three different refused
+        // commands are not one command retried.
+        let ok = |i| fixture::bash_exit(i, "whoami", "ann", Some(0));
+        assert!(run(&[ok(1), ok(2), ok(3)]).is_empty());
+        let diff =
+            [refused_run(1, "whoami", REJECTED), refused_run(2, "hostname", REJECTED), refused_run(3, "dir", REJECTED)];
+        assert!(run(&diff).is_empty());
+        // A timeout is no refusal: the look ran (and is polling).
+        let mut slow = refused_run(1, "git status", "Command timed out after 2m");
+        slow.calls[0].result.as_mut().unwrap().timed_out = true;
+        let slow = |i| {
+            let mut m = slow.clone();
+            m.idx = i;
+            m
+        };
+        assert!(run(&[slow(1), slow(2), slow(3)]).is_empty());
+    }
+
+    /// A write the harness did not allow.
+    fn denied_write(idx: u32, content: &str) -> Message {
+        let mut m = fixture::edit(idx, "/r/Sources/Geometry.swift");
+        m.calls[0].name = "Write".into();
+        m.calls[0].input["content"] = content.into();
+        m.calls[0].result = Some(CallResult {
+            output:
+                "Claude requested permissions to write to /r/Sources/Geometry.swift, but you haven't granted it yet."
+                    .into(),
+            is_error: true,
+            ..CallResult::default()
+        });
+        m
+    }
+
+    #[test]
+    fn the_same_failing_tool_call_sent_again() {
+        let w = |i| denied_write(i, "enum Split { case h, v }");
+        let f = run(&[w(38), w(39), w(40), w(41)]);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].evidence, [38, 39, 40, 41]);
+        assert!(f[0].summary.starts_with("`Write /r/Sources/Geometry.swift` failed 4 times"), "{}", f[0].summary);
+        // A different content each time is a new attempt; an edit that went through in
+        // between changes what the next one meets.
+        assert!(run(&[w(1), denied_write(2, "enum Split { case a }"), denied_write(3, "enum S {}")]).is_empty());
+        assert!(run(&[w(1), w(2), edit(3), w(4)]).is_empty());
+    }
+
+    #[test]
+    fn results_whose_calls_were_lost_are_known_by_their_words() {
+        // Claude Code lines broken by a redaction script: only the results are left.
+        let lost = |i, t: &str| fixture::said(i, Role::Tool, t);
+        let denied = "Claude requested permissions to write to /r/Package.swift, but you haven't granted it yet.";
+        let mut msgs: Vec<Message> = (18..=21).map(|i| lost(i, denied)).collect();
+        for m in &mut msgs {
+            m.origin = crate::model::Origin::ToolOutput;
+        }
+        let f = run(&msgs);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].evidence, [18, 19, 20, 21]);
+        assert!(f[0].summary.starts_with("A call whose record is unreadable failed 4 times"), "{}", f[0].summary);
+        // Results that do not say anything failed are not runs.
+        for m in &mut msgs {
+            m.text = "File created successfully at: /r/Package.swift".into();
+        }
+        assert!(run(&msgs).is_empty());
+    }
+
+    #[test]
+    fn a_look_after_a_loop_ends_it_and_a_new_loop_may_follow() {
+        let build = |i| refused_run(i, "swift build", "This command requires approval");
+        let mut msgs: Vec<Message> = (54..=57).map(build).collect();
+        msgs.push(fixture::bash_exit(58, "find Sources -name '*.swift' | wc -l", "28", Some(0)));
+        msgs.extend((59..=61).map(build));
+        let f = run(&msgs);
+        assert_eq!(f.iter().map(|f| f.evidence.clone()).collect::<Vec<_>>(), [vec![54, 55, 56, 57], vec![59, 60, 61]]);
     }
 }

@@ -1288,7 +1288,12 @@ fn tool_result(
             if r.output.trim_start().starts_with("Command timed out") {
                 r.timed_out = true;
             }
-            let background = call.input.get("run_in_background").and_then(serde_json::Value::as_bool) == Some(true);
+            // Run in the background on request, or moved there by Claude Code when it ran
+            // past its time limit or by the person (the result then says so first).
+            let out = r.output.trim_start();
+            let background = call.input.get("run_in_background").and_then(serde_json::Value::as_bool) == Some(true)
+                || out.starts_with("Command running in background with ID: ")
+                || out.starts_with("Command was manually backgrounded by user with ID: ");
             if background && let Some(id) = background_id(&r.output) {
                 r.running = true;
                 started = Some(id);
@@ -1311,9 +1316,11 @@ fn tool_result(
     Ok(())
 }
 
-/// The task id in "Command running in background with ID: b7x2k9. Output is …".
+/// The task id in "Command running in background with ID: b7x2k9. Output is …" (or
+/// "Command was manually backgrounded by user with ID: …").
 fn background_id(output: &str) -> Option<String> {
-    let i = output.find("running in background with ID: ")? + "running in background with ID: ".len();
+    let at = |marker: &str| output.find(marker).map(|i| i + marker.len());
+    let i = at("running in background with ID: ").or_else(|| at("backgrounded by user with ID: "))?;
     let id: String = output[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-').collect();
     (!id.is_empty()).then_some(id)
 }

@@ -1125,10 +1125,11 @@ fn tool_result(st: &mut State, asm: &mut Assembler, call_id: &str, value: &Value
             _ => (parse_output(value).0, false),
         },
         Some(Tracked::Command) => {
-            let (result, running) = parse_output(value);
+            let (mut result, running) = parse_output(value);
             match running {
                 Some(session) => {
                     st.sessions.insert(session, call_id.to_string());
+                    result.running = true;
                     (result, true)
                 }
                 None => (result, false),
@@ -1136,6 +1137,8 @@ fn tool_result(st: &mut State, asm: &mut Assembler, call_id: &str, value: &Value
         }
         Some(Tracked::Poll { session: Some(session) }) => {
             let (mut result, running) = parse_output(value);
+            // The process was still going when this poll returned.
+            result.running = running.is_some();
             let reported = result.exit_code.is_some() || running.is_some();
             if reported && poll_session(st, asm, &session, &result.output, result.exit_code, running.is_some(), rec) {
                 // How the command ended is told by the command's own result.
@@ -1167,6 +1170,7 @@ fn poll_session(
     let amended = asm.amend(&origin, Some(rec.line), done, |r| {
         if done {
             r.timestamp = rec.time.or(r.timestamp);
+            r.running = false;
         }
         if !output.is_empty() && !r.output.is_empty() && !r.output.ends_with('\n') {
             r.output.push('\n');

@@ -477,6 +477,19 @@ fn watch_is_a_loop() {
 }
 
 #[test]
+fn windows_shells_hand_their_command_line_on() {
+    let c = only(&parse("cmd /c \"python --version\""), "python");
+    assert_eq!((c.args.as_slice(), c.via.as_slice()), (&["--version".to_string()][..], &["cmd /c".to_string()][..]));
+    assert_eq!(names(&parse("cmd.exe /s /c \"git status && git pull\"")), ["git", "git"]);
+    let c = only(&parse("powershell -NoProfile -ExecutionPolicy Bypass -Command \"git status\""), "git");
+    assert_eq!(c.via, ["powershell -Command"]);
+    assert_eq!(names(&parse("pwsh -c 'Get-Process node; Stop-Process -Name node'")), ["Get-Process", "Stop-Process"]);
+    // A script file, or `cmd` without /c, is the command itself.
+    assert_eq!(names(&parse("powershell.exe -ExecutionPolicy Bypass -File do-commit.ps1")), ["powershell.exe"]);
+    assert_eq!(names(&parse("cmd")), ["cmd"]);
+}
+
+#[test]
 fn eval_su_command_exec() {
     assert_eq!(names(&parse("eval \"ls -la /tmp\"")), ["ls"]);
     let c = only(&parse("su - app -c 'pg_dump db > /tmp/x.sql'"), "pg_dump");

@@ -272,6 +272,8 @@ fn step(argv: &[String], k: usize, stdin_docs: &[String]) -> (Step, Fx) {
             container_exec(argv, name, next + 1, &mut fx, "exec")
         }
         "kubectl" | "oc" => kubectl(argv, name, next, &mut fx),
+        "cmd" | "cmd.exe" | "CMD" | "CMD.EXE" => windows_cmd(argv, next, &mut fx),
+        "powershell" | "powershell.exe" | "pwsh" | "pwsh.exe" => powershell(argv, name, next, &mut fx),
         _ => Step::Stop,
     };
     if fx.label.is_empty() && !matches!(st, Step::Stop) {
@@ -340,6 +342,46 @@ fn shell(argv: &[String], name: &str, mut i: usize, stdin_docs: &[String], fx: &
     }
     if (i >= argv.len() || has_s) && !stdin_docs.is_empty() {
         return Step::Scripts(stdin_docs.to_vec(), true);
+    }
+    Step::Stop
+}
+
+/// `cmd /c "python --version"` (Windows): the words after `/c` (or `/k`) are a command
+/// line; switches such as `/s`, `/q`, `/d` may come first.
+fn windows_cmd(argv: &[String], mut i: usize, fx: &mut Fx) -> Step {
+    while let Some(a) = argv.get(i).filter(|a| a.starts_with('/') && a.len() == 2) {
+        i += 1;
+        if a.eq_ignore_ascii_case("/c") || a.eq_ignore_ascii_case("/k") {
+            fx.label = "cmd /c".to_string();
+            return if i < argv.len() { Step::Scripts(vec![join(&argv[i..])], false) } else { Step::Stop };
+        }
+    }
+    Step::Stop
+}
+
+/// `powershell -NoProfile -Command "git status"` (also `pwsh -c`): the words after
+/// `-Command` are a command line. `-File script.ps1` runs a script: not a wrapper.
+fn powershell(argv: &[String], name: &str, mut i: usize, fx: &mut Fx) -> Step {
+    /// Parameters that take a value.
+    const VAL: &[&str] = &["executionpolicy", "ep", "windowstyle", "w", "configurationname", "workingdirectory", "wd"];
+    while let Some(a) = argv.get(i).filter(|a| a.starts_with('-') && a.len() > 1) {
+        i += 1;
+        let p = a.trim_start_matches('-').to_ascii_lowercase();
+        if matches!(p.as_str(), "command" | "c") {
+            fx.label = format!("{} -Command", name.trim_end_matches(".exe"));
+            return if i < argv.len() { Step::Scripts(vec![join(&argv[i..])], false) } else { Step::Stop };
+        }
+        if matches!(p.as_str(), "file" | "f" | "encodedcommand" | "e" | "ec") {
+            return Step::Stop;
+        }
+        if VAL.contains(&p.as_str()) {
+            i += 1;
+        }
+    }
+    // `powershell "git status"`: a bare command line.
+    if i < argv.len() {
+        fx.label = format!("{} -Command", name.trim_end_matches(".exe"));
+        return Step::Scripts(vec![join(&argv[i..])], false);
     }
     Step::Stop
 }
