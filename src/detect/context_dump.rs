@@ -13,10 +13,19 @@
 //! 3. Not code: when most of the text is inside code fences it is code, not a recap.
 //!
 //! Prompts that make a recap likely: an empty user turn, a compaction summary, or a
-//! short "continue"/"where were we"/"summarise" turn just before. They lower the bar
-//! by one theme and are cited as evidence.
+//! short "continue"/"where were we"/"recap" turn just before. They lower the bar by one
+//! theme and are cited as evidence.
+//!
+//! Without such a prompt, a long structured message is often the deliverable of the
+//! person's request instead: the audit report, review or documentation they asked for,
+//! or the summary that closes the task they gave. Those are not recaps (see
+//! [`deliverable`]).
 //!
 //! [`SessionStats::median_assistant_len`]: super::SessionStats::median_assistant_len
+
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use super::empty_user_turn::is_empty_turn;
 use super::prose::{and_list, thousands};
@@ -45,6 +54,12 @@ cited as evidence and lets a recap with three of those themes count (otherwise f
 are needed). Either way the recap must look back: "what was done / found" or "current
 state" must be among its sections.
 
+Without such a prompt, a long structured message that is the deliverable of the
+person's request is not a recap: the turn that started this part of the work asked for
+a report, summary, review, audit, analysis or documentation; or the message closes the
+turn (no more assistant text before the person speaks again) as the report of the task
+they gave; or it opens by declaring the task complete ("# ✅ COMMIT SUCCESSFUL").
+
 ## Why it matters
 
 A recap is the agent re-establishing its own context. It is useful to read (it is the
@@ -70,7 +85,12 @@ it marks the boundary between phases of the work.
 - A long answer that is mostly code (a script, a diff, a config file).
 - A long plan for one step ("## Goal / ## Steps / ## Files to change"): it looks
   ahead only.
-- An end-of-task report with two or three sections ("## Root cause / ## Fix").
+- An end-of-task report with two or three sections ("## Root cause / ## Fix"), or of
+  any length when it closes the turn of the task the person gave ("push to GitHub" →
+  "## ✅ Successfully pushed · What was pushed · Next steps").
+- The report the person asked for: "Audit security settings" → "# Security audit
+  report", "review all of my services" → "Inventory · Health · Recommendations",
+  "summarize the latest sessions" → the summary.
 - A long message in a session where every message is that long.
 "###;
 
@@ -107,11 +127,17 @@ impl Detector for ContextDump {
             if shape.code_chars * 2 > len {
                 continue;
             }
+            if shape.thought_log() {
+                continue;
+            }
             let themes = shape.themes();
             let looks_back = themes.contains(&Theme::Done) || themes.contains(&Theme::State);
             let prompt = prompt_before(view.messages, i);
             let needed = if prompt.is_some() { 3 } else { 4 };
             if !looks_back || themes.len() < needed {
+                continue;
+            }
+            if prompt.is_none() && deliverable(view.messages, i).is_some() {
                 continue;
             }
             let mut evidence = vec![m.idx];
@@ -281,6 +307,17 @@ impl Shape {
         shape
     }
 
+    /// Most labels are "**Examining the build**", "**Refining the approach**": the
+    /// running headings of a reasoning summary (Gemini and Copilot print them as text),
+    /// not the sections of a recap.
+    fn thought_log(&self) -> bool {
+        let gerund = |l: &&String| {
+            l.split_whitespace().next().is_some_and(|w| w.len() > 5 && w.to_ascii_lowercase().ends_with("ing"))
+        };
+        let n = self.labels.len();
+        n >= 6 && self.labels.iter().filter(gerund).count() * 5 >= n * 3
+    }
+
     /// Distinct themes named by the labels, in [`Theme`] order.
     fn themes(&self) -> Vec<Theme> {
         let mut out: Vec<Theme> = self.labels.iter().filter_map(|l| theme_of(l)).collect();
@@ -356,14 +393,68 @@ fn prompt_before(messages: &[Message], i: usize) -> Option<(&Message, &'static s
         }
         if p.is_typed_user() {
             let t = p.text.trim().to_lowercase();
-            let asks =
-                ["continue", "go on", "keep going", "resume", "where were we", "where are we", "recap", "summar"]
-                    .iter()
-                    .any(|w| t.contains(w));
+            // "Summarise …" asks for a deliverable, not for the agent to find its bearings.
+            let asks = [
+                "continue",
+                "go on",
+                "keep going",
+                "resume",
+                "where were we",
+                "where are we",
+                "where we are",
+                "where we left",
+                "where things stand",
+                "catch me up",
+                "recap",
+            ]
+            .iter()
+            .any(|w| t.contains(w));
             return (asks && t.chars().count() <= 60).then_some((p, "a nudge to carry on"));
         }
     }
     None
+}
+
+/// A request for a deliverable: a report, summary, review, audit, analysis,
+/// documentation, an exploration to report on (in the languages people write in).
+static ASKS_FOR_DELIVERABLE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\b(?:report|summar|summer[iy]|audit|review|analy[sz]|document|docs\b|write[- ]?up|overview|explore|explain",
+        r"|assess|evaluat|investigat|inventory|catalog|describe|proposal|propose|recommend|compar|research|breakdown|list\s+(?:all|every))",
+        r"|报告|報告|总结|總結|摘要|分析|审查|審查|文档|文檔|说明|說明|レポート|まとめ|要約|分析|調査",
+        r"|\b(?:informe|resumen|an[aá]lisis|revis|bericht|zusammenfass|analyse|rapport|r[ée]sum[ée]|relat[oó]rio)",
+    ))
+    .expect("deliverable regex is valid")
+});
+
+/// A first line or heading that declares the task done: "# ✅ COMMIT SUCCESSFUL",
+/// "## All issues resolved & pushed", "Done — …".
+static DECLARES_DONE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)✅|\b(?:complete[ds]?|success(?:ful(?:ly)?)?|succeeded|done|resolved|finished|published|pushed|all\s+set)\b",
+    )
+    .expect("done regex is valid")
+});
+
+/// Why message `i`, long and structured but not prompted by an empty turn, compaction
+/// or nudge, is the deliverable of the person's request rather than a recap: the turn
+/// asked for a report (or summary, review, audit, analysis, documentation); or the
+/// message closes that turn, reporting on the task; or its title declares the task done.
+fn deliverable(messages: &[Message], i: usize) -> Option<&'static str> {
+    let asked = messages[..i].iter().rev().find(|p| p.is_typed_user() && !p.text.trim().is_empty())?;
+    if ASKS_FOR_DELIVERABLE.is_match(&asked.text) {
+        return Some("the report the person asked for");
+    }
+    let closes_turn = messages[i + 1..]
+        .iter()
+        .take_while(|n| !n.is_typed_user())
+        .all(|n| n.role != Role::Assistant || n.text.trim().is_empty());
+    if closes_turn {
+        return Some("the report that closes the person's task");
+    }
+    let title = messages[i].text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let heading = messages[i].text.lines().map(str::trim).find(|l| l.starts_with('#')).unwrap_or("");
+    (DECLARES_DONE.is_match(title) || DECLARES_DONE.is_match(heading)).then_some("a report that the task is done")
 }
 
 #[cfg(test)]
@@ -452,6 +543,72 @@ mod tests {
         let text = recap(&["Goal", "Findings", "Current state", "Next steps"]);
         let v: Vec<Message> = (1..=8).map(|i| assistant(i, &text)).collect();
         assert!(run(&v).is_empty());
+    }
+
+    /// A task turn: the person's request, short steps, `candidate` (msg 12), then `after`.
+    fn task(request: &str, candidate: String, after: Vec<Message>) -> Vec<Message> {
+        let mut v = vec![user(1, request)];
+        v.extend((2..=11).map(|i| assistant(i, &"Let me check the log for errors. ".repeat(4))));
+        v.push(assistant(12, &candidate));
+        v.extend(after.into_iter().zip(13..).map(|(m, idx)| Message { idx, ..m }));
+        v
+    }
+
+    #[test]
+    fn a_report_the_person_asked_for_is_not_a_recap() {
+        let report = recap(&["Goal", "Findings", "Current state", "Recommendations", "Next steps"]);
+        let more = || vec![assistant(0, "Let me also save it to docs/.")];
+        for request in [
+            "Audit security settings and vulnerabilities",
+            "review all of my services",
+            "summerize latest sessions (from repo)",
+            "Write documentation for the new CLI",
+            "请帮我总结一下这个项目的现状",
+        ] {
+            assert!(run(&task(request, report.clone(), more())).is_empty(), "{request}");
+        }
+    }
+
+    #[test]
+    fn the_report_closing_a_task_is_not_a_recap() {
+        let report = recap(&["What was done", "Current state", "Files changed", "Next steps"]);
+        // It closes the turn: the person speaks next (or the session ends).
+        assert!(run(&task("push to github", report.clone(), vec![user(0, "thanks")])).is_empty());
+        assert!(run(&task("push to github", report.clone(), vec![])).is_empty());
+        // Its title declares the task done, with more to say after it.
+        let done = format!("# ✅ COMMIT SUCCESSFUL\n\n{report}");
+        assert!(run(&task("resume", done, vec![assistant(0, "Let me also check the hooks.")])).is_empty());
+    }
+
+    #[test]
+    fn an_unprompted_recap_in_the_middle_of_a_task_still_fires() {
+        let text = recap(&["Goal", "What we tried", "Current state", "Next steps"]);
+        let after = vec![assistant(0, "Let me rerun the upload test with logging.")];
+        let f = run(&task("fix the flaky upload test", text, after));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].key, 12);
+    }
+
+    #[test]
+    fn a_reasoning_log_with_many_headings_is_not_a_recap() {
+        let labels = [
+            "Examining the goal",
+            "Debugging the build",
+            "Analyzing current state",
+            "Refining next steps",
+            "Checking the files",
+            "Considering what was found",
+            "Reviewing progress",
+        ];
+        let text: String = labels.iter().map(|l| format!("**{l}**\n{}\n\n", para(60))).collect();
+        assert!(run(&session(Some(user(0, "continue")), text.clone())).is_empty());
+        // The same sections under plain titles are a recap.
+        let plain = text
+            .replace("**Examining the goal**", "**Goal**")
+            .replace("**Analyzing current state**", "**Current state**");
+        let plain =
+            plain.replace("**Refining next steps**", "**Next steps**").replace("**Checking the files**", "**Files**");
+        assert_eq!(run(&session(Some(user(0, "continue")), plain)).len(), 1);
     }
 
     #[test]

@@ -1,5 +1,8 @@
-//! `self-correction`: the assistant explicitly retracts a conclusion of its own ("it
-//! didn't crash", "I was wrong", "my grep matched X, not an actual error").
+//! `self-correction`: the assistant takes back a conclusion of its own — in so many
+//! words ("it didn't crash", "I was wrong", "my grep matched X, not an actual error"),
+//! by conceding the person's pushback ("You're right: the editor only had Start/End"),
+//! by turning round on the step it just took ("Wait, that won't work"), or by denying
+//! its own statement of a moment ago ("The YubiKey is NOT locked out").
 
 use std::sync::LazyLock;
 
@@ -20,22 +23,43 @@ const REPEAT_WINDOW: usize = 8;
 const DOC: &str = r#"
 ## What it finds
 
-An assistant message that explicitly retracts or corrects a conclusion of the
-assistant's own:
+An assistant message that takes back a conclusion of the assistant's own, in any of
+the ways real sessions do it:
 
 - plain admissions: "I was wrong", "I was mistaken", "I stand corrected", "my
   mistake", "I misread …", "I incorrectly assumed …", "contrary to what I said",
   "I jumped to conclusions", "my earlier diagnosis was wrong", "my previous answer was
-  incorrect";
+  incorrect", an assessment revised against its first one ("more serious than
+  initially thought"), a planned fix taken back ("My apologies, resetTimer was already
+  correct"), its own report narrowed ("I only spawned the red one initially");
 - a check of its own disowned: "my crash-detection grep matched 'Exception' in import
   lines, not an actual error";
 - a crash verdict taken back — "it didn't crash", "it's still loading!", "that was a
-  false alarm" — when the assistant (or a check it ran) declared the crash earlier.
+  false alarm" — when the assistant (or a check it ran) declared the crash earlier;
+- a concession after the person pushes back: the first answer to their turn opens
+  with "You're right" (你说得对, おっしゃる通り, tienes razón, du hast recht, vous avez
+  raison, …) and goes on to admit a fault of its own claim or work ("You're right: that
+  text is the CLI's status output, not the HTML", "You were right — I … missed
+  updating set_defaults"), with an earlier statement of the assistant's to take back;
+- a reversal of the step it just took, opening the next message: "Wait, that won't
+  work for an interactive session", "Actually, looking at your screenshot more
+  carefully, …", "On second thought, …" (等等，这样不行; espera, eso no funciona);
+- a contradiction of its own recent statement about the same thing: "The YubiKey is
+  NOT locked out" after "… the PIV PIN on your YubiKey is locked out", "the server is
+  actually running" after "the server is not running" — with no turn of the person's
+  and no relaunch in between (either could have changed the facts).
+
+Only what the assistant says counts, not its reasoning (the `thinking` of formats
+that record it): reasoning revises hypotheses all the time ("actually wait, let me look
+more carefully"), and the conclusion a write-up cares about is the one the person was
+told. When a retraction in reasoning is real, the reply says it too.
 
 The key message is the retraction. The evidence includes the messages holding the
-retracted claim when it can be found: the crash verdicts since the last relaunch, or for
-an admission the message the person quoted or pushed back on (else the assistant's last
-statement before it).
+retracted claim when it can be found: the crash verdicts since the last relaunch; the
+person's turn a concession answers and the claim they pushed back on (the message they
+quoted, else the assistant's last statement before their turn); the step a reversal
+takes back; the statement a contradiction denies; for an admission the assistant's last
+statement before it.
 
 ## Why it matters
 
@@ -55,17 +79,22 @@ write-up should explain, and a run of them says the agent concludes too early.
 
 - Correcting the user ("actually, the file is in src/"), or ordinary "actually, let's
   also …" phrasing: no retraction of the assistant's own conclusion.
+- "You're right, we should use GET" (accepting a request), "Yes, you're right, rich
+  has a safe print" (agreeing, nothing taken back), "You're right to be concerned: the
+  current implementation does not …" (a worry granted about code it did not claim).
 - "It didn't crash this time" after a fix and relaunch: a new result, not a retraction.
-- "It's still loading, let me wait" with no earlier crash verdict to take back.
+- "It's still loading, let me wait" with no earlier crash verdict to take back; "X is
+  NOT Y" with no earlier statement of the assistant's that X is Y.
 - Apologies for "the mistake in my previous response": in real sessions they mostly
-  follow an edit-format error (a malformed SEARCH/REPLACE block), not a wrong conclusion.
+  follow an edit-format error (a malformed SEARCH/REPLACE block), not a wrong conclusion;
+  "I made a mistake by using backtick-n in the files" admits a faulty edit, not a claim.
 - Retractions quoted in code blocks or block quotes, hedged or asked ("if I was wrong…",
   "was I wrong?"), and the same retraction repeated a few messages later.
 "#;
 
 static ADMISSION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?i)\bI\s+(?:was|am|'m)\s+(?:wrong|mistaken|incorrect)\b",
+        r"(?i)\bI\s*(?:was|am|['’]m)\s+(?:wrong|mistaken|incorrect)\b",
         r"|\bI\s+stand\s+corrected\b",
         r"|\bmy\s+(?:mistake|bad)\b",
         r"|\bI\s+(?:misread|misinterpreted|misdiagnosed|misjudged|misspoke|miscounted|misattributed)\b",
@@ -75,8 +104,15 @@ static ADMISSION: LazyLock<Regex> = LazyLock::new(|| {
         r"|\bcontrary\s+to\s+what\s+I\s+(?:said|thought|stated|wrote|claimed)\b",
         r"|\bI\s+jumped\s+to\s+(?:a\s+|the\s+)?conclusions?\b",
         r"|\bI\s+was\s+too\s+quick\s+to\b",
-        r"|\bmy\s+(?:earlier|previous|initial|original|first)\s+(?:conclusion|diagnosis|assumption|claim|statement|analysis|reading|assessment|theory|explanation)\s+(?:was|is)\s+(?:wrong|incorrect|mistaken|premature|off|not right)\b",
+        r"|\b(?:my|the)\s+(?:earlier|previous|initial|original|first)\s+(?:conclusion|diagnosis|assumption|claim|statement|analysis|reading|assessment|theory|explanation|suggestion|recommendation|estimate)\s+(?:was|is)\s+(?:wrong|incorrect|mistaken|premature|off|not right)\b",
         r"|\bmy\s+(?:[\w'‘’-]+\s+){0,3}(?:grep|check|regex|pattern|detection|detector|test|script|loop|probe|health\s?check|alert|monitor)\b[^.!?]{0,80}?\b(?:matched|caught|picked up|flagged|triggered on)\b[^.!?]{0,120}?\bnot\s+(?:an?\s+|in\s+an?\s+)?(?:actual|real|genuine)\b",
+        // An assessment revised against its own first one: "more serious than initially thought".
+        r"|\bthan\s+(?:I\s+|we\s+)?(?:had\s+)?(?:initially|originally|first|previously|earlier)\s+(?:thought|assumed|believed|reported|estimated|stated|claimed|said)\b",
+        r"|\bthan\s+I\s+(?:had\s+)?(?:reported|claimed|stated)\b",
+        // A planned fix taken back: "My apologies, resetTimer was already correct."
+        r"|\b(?:my\s+apologies|I\s+apologi[sz]e|sorry)\b[^.!?]{0,80}?\b(?:was|were|is|are)\s+(?:already|actually)\s+(?:correct|fine|right|working|in\s+place|present|there)\b",
+        // Its own earlier report narrowed: "I only spawned the red one initially".
+        r"|\bI\s+(?:had\s+)?only\s+[a-z]+ed\b[^.!?]{0,60}?\b(?:initially|at\s+first|originally|earlier)\b",
     ))
     .expect("admission regex is valid")
 });
@@ -88,19 +124,118 @@ static CRASH_TOPIC: LazyLock<Regex> = LazyLock::new(|| {
     .expect("crash-topic regex is valid")
 });
 
+/// "You're right", in the languages people write to agents in. Not "you're right to
+/// worry": that one is handled apart (what follows must take something back).
+static CONCEDE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\b(?:you['’]?re|you\s+are|you\s+were)\s+(?:absolutely\s+|totally\s+|completely\s+|quite\s+|entirely\s+|so\s+|100%\s+)?(?:right|correct)\b",
+        r"|你说得对|您说得对|你說得對|您說得對|你说的对|你說的對|你是对的|你是對的|おっしゃる通り|ご指摘の通り",
+        r"|\btienes?\s+raz[oó]n\b|\bdu\s+hast\s+recht\b|\bsie\s+haben\s+recht\b|\bvous\s+avez\s+raison\b|\btu\s+as\s+raison\b",
+        r"|\bhai\s+ragione\b|\bha\s+ragione\b|\bvoc[eê]\s+tem\s+raz[aã]o\b|\bвы\s+правы\b|\bты\s+прав\b",
+    ))
+    .expect("concession regex is valid")
+});
+/// What a concession goes on to admit about the assistant's own work or claim: a
+/// negation, a limit, a miss ("not the HTML itself", "only had Start/End", "missed").
+static FAULT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\bnot\b|n['’]t\b|\bno\b|\bonly\b|\bnever\b|\bmissed\b|\bmissing\b|\boverlooked\b|\bforgot\b|\bwrong(?:ly)?\b",
+        r"|\bincorrect(?:ly)?\b|\bbroke(?:n)?\b|\bmistake|\bmisread|\bduplicat|\binstead\s+of\b|\brather\s+than\b|\bshould\s+have\b",
+        r"|\b(?:we|I)\s+had\b",
+        r"|不|没|沒|错|錯|漏|只|并非|並非|ない|ません|ではなく|間違",
+        r"|\bsolo\b|\bs[oó]lo\b|\bnicht\b|\bkein\w*|\bnur\b|\bfalsch\b|\bpas\b|\bseulement\b|\bnon\b|\bsbagli\w*|\bn[aã]o\b|\bне\b|\bтолько\b|ошиб",
+    ))
+    .expect("fault regex is valid")
+});
+/// A concession that goes on to what will be done ("you're right, we should use get"):
+/// it accepts a request, it does not take back a claim.
+static FORWARD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)^(?:(?:so|then|and)\s+)?(?:we|I|you)\s*(?:should|shouldn['’]t|need|needn['’]t|must|['’]ll|will|can|could|have\s+to|ought)\b",
+        r"|^(?:let['’]s|let\s+me)\b|^(?:我们|我們|我)(?:应该|應該|需要|会|會|来|來|可以|马上|馬上)|^(?:让我|讓我)",
+    ))
+    .expect("forward regex is valid")
+});
+/// Words that make a sentence about the assistant's own earlier work, or a second look.
+static OWN_WORK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:I|my|we|our)\b|\blooking\s+at\s+(?:it|this|that)\s+again\b|\bon\s+(?:a\s+)?(?:second|closer)\s+(?:thought|look)\b")
+        .expect("own-work regex is valid")
+});
+/// What may stand between "You're right" and what it concedes.
+static CONCEDE_LEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^[\s,:;.!！，：—–-]*(?:(?:and|that|but)\s+)?(?:(?:I\s+apologi[sz]e|sorry)[^,:;.!—–-]*[,:;.!—–-]+\s*)?",
+    )
+    .expect("concession-lead regex is valid")
+});
+
+/// The assistant turning round on the step it just took: "Wait, that won't work",
+/// "Actually, looking at your screenshot more carefully, …", "On second thought, …".
+static REVERSAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)^(?:(?:actually|wait|hmm+|oh|ah|oops|no)\b[\s,.!—–-]*)+(?:",
+        r"(?:looking|having\s+looked|looked)\s+(?:at\s+[^,.;:!?]{1,40}?\s+)?(?:again|more\s+(?:carefully|closely)|closer)\b",
+        r"|on\s+(?:a\s+)?(?:closer|second)\s+(?:look|inspection|thought|reading)\b|re-?reading\b",
+        r"|(?:that|this|it)(?:['’]s|\s+is|\s+was)?\s+(?:won['’]t|will\s+not|wouldn['’]t|doesn['’]t|does\s+not|isn['’]t|is\s+not|wasn['’]t|was\s+not|can['’]t|cannot)\s+(?:\w+\s+)?(?:work|right|correct|true|help)\b",
+        r"|(?:that|this)(?:['’]s|\s+is|\s+was)\s+(?:wrong|incorrect|not\s+(?:right|correct|true))\b)",
+        r"|^on\s+(?:a\s+)?(?:closer|second)\s+(?:look|inspection|thought|reading)\b",
+        r"|^(?:等等|等一下|不对|不對|其实|其實)[，,、\s]*(?:这|這|那)?(?:样|樣)?(?:不行|行不通|不对|不對|是错|是錯)",
+        r"|^(?:待って|いや)[、,\s]*(?:それ|これ)?(?:は|では)?(?:うまくいかない|違う|間違)",
+        r"|^(?:espera|en\s+realidad)[,\s]+(?:eso|esto)\s+no\s+(?:funciona|va\s+a\s+funcionar|es\s+correcto)",
+        r"|^(?:moment|warte|eigentlich)[,\s]+(?:das|so)\s+(?:funktioniert|klappt|stimmt)\s+nicht",
+    ))
+    .expect("reversal regex is valid")
+});
+
+/// "The YubiKey is NOT locked out": an emphatic denial, to be checked against an earlier
+/// statement of the assistant that said it was.
+static DENIAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:is|are|was|were)\s+NOT\s+(?P<pred>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})")
+        .expect("denial regex is valid")
+});
+/// "Your YubiKey is actually fine": to be checked against an earlier statement that it
+/// was broken, locked, missing …
+static ACTUALLY_FINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:is|are|was|were)\s+actually\s+(?:fine|ok|okay|working|running|correct|alive|intact|healthy|present|there)\b",
+    )
+    .expect("actually-fine regex is valid")
+});
+/// An earlier statement that something is not in order.
+static BAD_STATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\bnot\b|n['’]t\b|\bno\s+longer\b|\blocked\b|\bbroken\b|\bfail\w*|\bcrash\w*|\bdead\b|\bdown\b|\bmissing\b|\blost\b|\bgone\b|\bcorrupt\w*|\bstopped\b|\bstuck\b|\binvalid\w*",
+    )
+    .expect("bad-state regex is valid")
+});
+static NEGATION: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\bnot\b|n['’]t\b|\bno\b|\bnever\b").expect("negation regex is valid"));
+/// Words that name no subject of their own.
+const NO_SUBJECT: &[&str] = &[
+    "it", "this", "that", "these", "those", "they", "which", "what", "there", "here", "he", "she", "we", "you", "i",
+    "the", "a", "an", "and", "but", "so", "also", "still", "just", "now", "all", "both",
+];
+
 /// How far back, in messages, an admission's claim is looked for.
 const STATED_WINDOW: usize = 30;
 
 /// Sentences that announce a step rather than state a finding.
 static PLAN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:let me|let's|i'll|i will|i'm going to|now|first|next|then|ok|okay|sure|great|alright|good)\b")
+    Regex::new(r"(?i)^(?:let me|let's|i'll|i will|i'm going to|now|first|next|then|ok|okay|sure|great|alright|good)\b|^(?:让我|讓我|我来|我來|好的|首先|接下来|接下來)")
         .expect("plan regex is valid")
 });
 
 /// A sentence of the message that states something (not a plan, not a question).
 fn states_something(m: &Message) -> bool {
     let p = prose(&m.text);
-    sentences(&p).iter().any(|(s, end)| *end != Some('?') && !PLAN.is_match(s) && s.split_whitespace().count() >= 4)
+    sentences(&p).iter().any(|(s, end)| *end != Some('?') && !PLAN.is_match(s) && substantial(s))
+}
+
+/// Four words or more; in Chinese or Japanese, which put no spaces between words, six
+/// ideographs or kana.
+fn substantial(s: &str) -> bool {
+    let cjk = |c: &char| matches!(*c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}' | '\u{f900}'..='\u{faff}');
+    s.split_whitespace().count() >= 4 || s.chars().filter(cjk).count() >= 6
 }
 
 /// The earlier assistant message whose claim an admission takes back. When the person
@@ -108,8 +243,10 @@ fn states_something(m: &Message) -> bool {
 /// holding the text they quoted (`> …`), else the nearest statement before their turn.
 /// Otherwise it is the nearest statement before the admission. Plans ("let me …") and
 /// questions are not claims.
-fn stated_claim(msgs: &[Message], i: usize) -> Option<usize> {
+fn stated_claim(msgs: &[Message], found: &[Option<Retraction>], i: usize) -> Option<usize> {
     let lo = i.saturating_sub(STATED_WINDOW);
+    // Nothing before a cleared conversation (aider's `/clear`) is in the model's context.
+    let lo = (lo..i).rev().find(|&j| clears_context(&msgs[j])).map_or(lo, |j| j + 1);
     let pushback = (lo..i).rev().find(|&j| msgs[j].is_typed_user());
     let before = pushback.unwrap_or(i);
     if let Some(u) = pushback {
@@ -131,8 +268,39 @@ fn stated_claim(msgs: &[Message], i: usize) -> Option<usize> {
     }
     (lo..before).rev().find(|&j| {
         let n = &msgs[j];
-        n.role == Role::Assistant && retraction(n).is_none() && states_something(n)
+        n.role == Role::Assistant && found.get(j).is_none_or(Option::is_none) && states_something(n)
     })
+}
+
+/// A person's turn that empties the model's context (`/clear`, `/reset`, `/new`).
+fn clears_context(m: &Message) -> bool {
+    m.is_typed_user() && matches!(m.text.split_whitespace().next(), Some("/clear" | "/reset" | "/new"))
+}
+
+/// What kind of taking-back a message holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// "I was wrong", "my grep matched X, not an actual error", "more serious than
+    /// initially thought": needs no earlier claim to be found.
+    Admission,
+    /// "It didn't crash", "it's still loading!": needs a crash verdict to take back.
+    Crash,
+    /// "You're right: that text is the CLI's output, not the HTML" in answer to the
+    /// person's pushback on a claim of the assistant's.
+    Concession,
+    /// "Wait, that won't work": taking back the step of the message just before.
+    Reversal,
+    /// "The YubiKey is NOT locked out" against its own "the PIN is locked out".
+    Contradiction,
+}
+
+struct Retraction {
+    sentence: String,
+    kind: Kind,
+    /// The message holding what is taken back, when the retraction's test found it.
+    claim: Option<usize>,
+    /// The person's turn a concession answers.
+    pushback: Option<usize>,
 }
 
 /// The sentence in which the assistant plainly admits a wrong conclusion.
@@ -151,24 +319,186 @@ fn admission(text: &str) -> Option<String> {
     None
 }
 
-/// A retraction in this message: (the sentence, whether it needs an earlier claim).
-fn retraction(m: &Message) -> Option<(String, bool)> {
-    if m.role != Role::Assistant {
+/// The person's turn that message `i` answers first: the nearest typed user turn before
+/// it with no assistant text in between. Slash commands (`/run pytest`) are the harness
+/// at work, not the person objecting; `/ask …` and the like carry words.
+fn answers(msgs: &[Message], i: usize) -> Option<usize> {
+    for j in (0..i).rev() {
+        let n = &msgs[j];
+        if n.role == Role::Assistant && !prose(&n.text).trim().is_empty() {
+            return None;
+        }
+        if n.is_typed_user() {
+            let t = n.text.trim_start();
+            let command = t.starts_with('/') && !["/ask", "/code", "/architect"].iter().any(|c| t.starts_with(c));
+            return (!t.is_empty() && !command).then_some(j);
+        }
+    }
+    None
+}
+
+/// What a concession admits: the rest of its sentence, or the next sentence when the
+/// concession stands alone ("You're right to question that. Looking at it again, …").
+/// It must take something back (a negation, a limit, a miss) and not turn to the next
+/// step ("you're right, we should …") or hedge.
+fn conceded(rest: &str, next: Option<&str>, only_concern: bool) -> bool {
+    let lead = CONCEDE_LEAD.find(rest).map_or(0, |m| m.end());
+    let own = rest[lead..].trim();
+    let short = own.split_whitespace().count() < 3 && own.chars().count() < 8;
+    let content = if short || only_concern { next.unwrap_or("").trim() } else { own };
+    if content.is_empty() || FORWARD.is_match(content) {
+        return false;
+    }
+    // "You're right to be concerned" grants a worry, not a point: what follows must be
+    // about the assistant's own work ("the solution I provided … won't work") or a
+    // second look ("Looking at it again, …").
+    if only_concern && !OWN_WORK.is_match(content) {
+        return false;
+    }
+    FAULT.find(content).is_some_and(|m| !hedged(&content[..m.start()]))
+}
+
+/// "You're right: …" opening the assistant's answer to the person's objection.
+fn concession(msgs: &[Message], i: usize) -> Option<(String, usize)> {
+    let u = answers(msgs, i)?;
+    let p = prose(&msgs[i].text);
+    let ss = sentences(&p);
+    for (k, (s, end)) in ss.iter().enumerate().take(2) {
+        if *end == Some('?') {
+            continue;
+        }
+        let Some(m) = CONCEDE.find(s) else { continue };
+        if hedged(clause_before(s, m.start())) {
+            return None;
+        }
+        let rest = &s[m.end()..];
+        let next = ss.get(k + 1).map(|(n, _)| *n);
+        // "You're right to question that": what it concedes is in the next sentence.
+        let only_concern = rest.trim_start().starts_with("to ");
+        return conceded(rest, next, only_concern).then(|| (s.to_string(), u));
+    }
+    None
+}
+
+/// "Wait, that won't work" opening the message after one of the assistant's own steps.
+fn reversal(msgs: &[Message], i: usize) -> Option<(String, usize)> {
+    let p = prose(&msgs[i].text);
+    let s = sentences(&p).into_iter().take(2).find(|(s, end)| *end != Some('?') && REVERSAL.is_match(s))?.0;
+    let s = s.to_string();
+    for j in (0..i).rev() {
+        let n = &msgs[j];
+        if n.is_typed_user() {
+            return None;
+        }
+        if n.role == Role::Assistant && (!n.calls.is_empty() || states_something(n)) {
+            return Some((s, j));
+        }
+    }
+    None
+}
+
+/// The words naming what a clause is about: its last word before the verb, unless that
+/// is a pronoun or an article ("The YubiKey is …" → "yubikey").
+fn subject(clause: &str) -> Option<String> {
+    let w =
+        clause.split(|c: char| !c.is_alphanumeric() && c != '-' && c != '_').rfind(|w| !w.is_empty())?.to_lowercase();
+    (w.chars().count() >= 3 && !NO_SUBJECT.contains(&w.as_str())).then_some(w)
+}
+
+/// A plain statement of an earlier assistant message, since the person last spoke and
+/// the last relaunch, for which `holds` is true: (message, sentence).
+fn earlier_statement(msgs: &[Message], i: usize, holds: impl Fn(&str) -> bool) -> Option<(usize, String)> {
+    for j in (i.saturating_sub(STATED_WINDOW)..i).rev() {
+        let n = &msgs[j];
+        if n.is_typed_user() {
+            return None;
+        }
+        if n.role == Role::Assistant {
+            let p = prose(&n.text);
+            if let Some((s, _)) = sentences(&p).into_iter().find(|(s, end)| *end != Some('?') && !hedged(s) && holds(s))
+            {
+                return Some((j, s.to_string()));
+            }
+            if liveness::relaunches(n) {
+                return None;
+            }
+        }
+    }
+    None
+}
+
+/// A statement that denies what the assistant itself said a little earlier about the same
+/// thing: "The YubiKey is NOT locked out" after "… the PIV PIN is locked out" (same
+/// sentence naming the YubiKey), "X is actually fine" after "X is broken".
+fn contradiction(msgs: &[Message], i: usize) -> Option<(String, usize)> {
+    let p = prose(&msgs[i].text);
+    for (s, end) in sentences(&p) {
+        if end == Some('?') {
+            continue;
+        }
+        if let Some(c) = DENIAL.captures(s) {
+            let verb = c.get(0).map_or(0, |m| m.start());
+            let clause = clause_before(s, verb);
+            let pred = c["pred"].to_lowercase();
+            let weighty = pred.split_whitespace().any(|w| w.len() >= 4);
+            if let Some(subj) = subject(clause).filter(|_| weighty && !hedged(clause))
+                && let Some((j, _)) = earlier_statement(msgs, i, |e| {
+                    let low = e.to_lowercase();
+                    low.contains(&subj)
+                        && low.match_indices(&pred).any(|(at, _)| {
+                            let before = &low[low[..at].char_indices().rev().nth(11).map_or(0, |(b, _)| b)..at];
+                            !NEGATION.is_match(before)
+                        })
+                })
+            {
+                return Some((s.to_string(), j));
+            }
+        }
+        if let Some(m) = ACTUALLY_FINE.find(s) {
+            let clause = clause_before(s, m.start());
+            if let Some(subj) = subject(clause).filter(|_| !hedged(clause))
+                && let Some((j, _)) = earlier_statement(msgs, i, |e| {
+                    let low = e.to_lowercase();
+                    low.contains(&subj) && BAD_STATE.is_match(e)
+                })
+            {
+                return Some((s.to_string(), j));
+            }
+        }
+    }
+    None
+}
+
+/// The retraction message `i` holds, if any: the one that comes first in its prose.
+/// Only what the assistant says counts, not its reasoning (`thinking`): reasoning
+/// revises hypotheses all the time ("actually wait, let me look more carefully") and
+/// what the person is told is the conclusion being taken back.
+fn retraction(msgs: &[Message], found: &[Option<Retraction>], i: usize) -> Option<Retraction> {
+    let m = &msgs[i];
+    if m.role != Role::Assistant || m.text.trim().is_empty() {
         return None;
     }
-    let admitted = admission(&m.text);
-    let crash = liveness::crash_retraction(&m.text);
-    match (admitted, crash) {
-        // Quote from whichever comes first; an admission needs no earlier claim.
-        (Some(a), Some(c)) => {
-            let p = prose(&m.text);
-            let first = if p.find(&c) < p.find(&a) { c } else { a };
-            Some((first, false))
-        }
-        (Some(a), None) => Some((a, false)),
-        (None, Some(c)) => Some((c, true)),
-        (None, None) => None,
+    let mut all: Vec<Retraction> = Vec::new();
+    let plain = |sentence: String, kind| Retraction { sentence, kind, claim: None, pushback: None };
+    if let Some(s) = admission(&m.text) {
+        all.push(plain(s, Kind::Admission));
     }
+    if let Some(s) = liveness::crash_retraction(&m.text) {
+        all.push(plain(s, Kind::Crash));
+    }
+    if let Some((s, u)) = concession(msgs, i)
+        && let Some(j) = stated_claim(msgs, found, i)
+    {
+        all.push(Retraction { sentence: s, kind: Kind::Concession, claim: Some(j), pushback: Some(u) });
+    }
+    if let Some((s, j)) = reversal(msgs, i) {
+        all.push(Retraction { sentence: s, kind: Kind::Reversal, claim: Some(j), pushback: None });
+    }
+    if let Some((s, j)) = contradiction(msgs, i) {
+        all.push(Retraction { sentence: s, kind: Kind::Contradiction, claim: Some(j), pushback: None });
+    }
+    let p = prose(&m.text);
+    all.into_iter().min_by_key(|r| p.find(&r.sentence).unwrap_or(usize::MAX))
 }
 
 impl Detector for SelfCorrection {
@@ -177,7 +507,7 @@ impl Detector for SelfCorrection {
     }
 
     fn summary(&self) -> &'static str {
-        "The assistant explicitly retracted a conclusion of its own (\"it didn't crash\", \"I was wrong\")"
+        "The assistant explicitly retracted a conclusion of its own (\"it didn't crash\", \"I was wrong\", \"you're right: …\")"
     }
 
     fn doc(&self) -> &'static str {
@@ -186,9 +516,14 @@ impl Detector for SelfCorrection {
 
     fn check(&self, view: &SessionView, out: &mut Vec<Finding>) {
         let msgs = view.messages;
+        let mut found: Vec<Option<Retraction>> = Vec::with_capacity(msgs.len());
+        for i in 0..msgs.len() {
+            let r = retraction(msgs, &found, i);
+            found.push(r);
+        }
         for (i, m) in msgs.iter().enumerate() {
-            let Some((sentence, needs_claim)) = retraction(m) else { continue };
-            let about_crash = needs_claim || CRASH_TOPIC.is_match(&sentence);
+            let Some(r) = &found[i] else { continue };
+            let about_crash = r.kind == Kind::Crash || CRASH_TOPIC.is_match(&r.sentence);
             // The crash verdicts this takes back, newest first, back to the last relaunch;
             // and whether another message already retracted them.
             let mut claims = Vec::new();
@@ -203,8 +538,8 @@ impl Detector for SelfCorrection {
                     claims.push((j, a));
                 } else if claims.is_empty()
                     && retracted_before.is_none()
-                    && let Some((s, weak)) = retraction(n)
-                    && (weak || CRASH_TOPIC.is_match(&s)) == about_crash
+                    && let Some(e) = &found[j]
+                    && (e.kind == Kind::Crash || CRASH_TOPIC.is_match(&e.sentence)) == about_crash
                 {
                     // An earlier retraction on the same topic: this one repeats it.
                     retracted_before = Some(j);
@@ -216,7 +551,7 @@ impl Detector for SelfCorrection {
             if !about_crash {
                 claims.clear();
             }
-            if needs_claim && claims.is_empty() {
+            if r.kind == Kind::Crash && claims.is_empty() {
                 continue;
             }
             let repeated = match retracted_before {
@@ -227,22 +562,30 @@ impl Detector for SelfCorrection {
             if repeated {
                 continue;
             }
-            let q = quote_from(&m.text, &sentence, 110);
+            let q = quote_from(&m.text, &r.sentence, 110);
             let plural = |n: u32| if n == 1 { "" } else { "s" };
-            let stated = if claims.is_empty() { stated_claim(msgs, i) } else { None };
+            let stated = if claims.is_empty() { r.claim.or_else(|| stated_claim(msgs, &found, i)) } else { None };
+            let ago = |j: usize| m.idx.saturating_sub(msgs[j].idx);
             let summary = match (claims.last(), stated) {
                 (Some((j, a)), _) => {
-                    let ago = m.idx.saturating_sub(msgs[*j].idx);
-                    format!("retracts the crash verdict of {ago} message{} earlier ({}): \"{q}\"", plural(ago), a.what)
+                    let n = ago(*j);
+                    format!("retracts the crash verdict of {n} message{} earlier ({}): \"{q}\"", plural(n), a.what)
                 }
                 (None, Some(j)) => {
-                    let ago = m.idx.saturating_sub(msgs[j].idx);
-                    format!("retracts its claim of {ago} message{} earlier: \"{q}\"", plural(ago))
+                    let n = ago(j);
+                    let what = match r.kind {
+                        Kind::Concession => "concedes the person's objection to its claim of",
+                        Kind::Reversal => "takes back its step of",
+                        Kind::Contradiction => "contradicts its own claim of",
+                        Kind::Admission | Kind::Crash => "retracts its claim of",
+                    };
+                    format!("{what} {n} message{} earlier: \"{q}\"", plural(n))
                 }
                 (None, None) => format!("retracts an earlier conclusion: \"{q}\""),
             };
             let mut evidence: Vec<u32> = claims.iter().map(|(j, _)| msgs[*j].idx).collect();
             evidence.extend(stated.map(|j| msgs[j].idx));
+            evidence.extend(r.pushback.map(|u| msgs[u].idx));
             evidence.push(m.idx);
             evidence.sort_unstable();
             out.push(Finding { detector: self.id().into(), key: m.idx, evidence, summary, command: None });
@@ -347,5 +690,248 @@ mod tests {
             ),
         ];
         assert!(run(&msgs).is_empty());
+    }
+
+    fn user(idx: u32, text: &str) -> Message {
+        fixture::said(idx, Role::User, text)
+    }
+
+    fn keys(msgs: &[Message]) -> Vec<u32> {
+        run(msgs).iter().map(|f| f.key).collect()
+    }
+
+    #[test]
+    fn a_concession_after_pushback_cites_the_claim_and_the_pushback() {
+        let msgs = vec![
+            said(2, "Done — all the printer settings are in the tabs and the tests pass."),
+            user(3, "OK, we still seem to be missing all the custom gcode settings?"),
+            ran(4, "grep -n gcode ui/tabs.py", "12: g_start\n"),
+            said(5, "You’re right — the editor only had Start/End. I’ve now added a full G-code hooks editor."),
+        ];
+        let f = run(&msgs);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].key, 5);
+        assert_eq!(f[0].evidence, vec![2, 3, 5]);
+        assert!(
+            f[0].summary.starts_with(
+                "concedes the person's objection to its claim of 3 messages earlier: \"You’re right — the editor only had"
+            ),
+            "{}",
+            f[0].summary
+        );
+    }
+
+    #[test]
+    fn concessions_in_other_languages() {
+        for (claim, pushback, concession) in [
+            (
+                "這次應該能看到正確的風險等級分布了。",
+                "還是全部都是中風險",
+                "您說得對！所有 23 個條款都被標記為中風險，這確實不正常。讓我檢查一下。",
+            ),
+            (
+                "El servidor ya genera los informes HTML en output/.",
+                "Los archivos contienen el texto del CLI, no HTML.",
+                "Tienes razón: el archivo no era HTML, era la salida del CLI.",
+            ),
+            (
+                "Die Konfiguration ist jetzt vollständig und getestet.",
+                "Der Port fehlt immer noch.",
+                "Du hast recht, der Port war nicht gesetzt.",
+            ),
+            (
+                "設定はすべて完了し、テストも通っています。",
+                "ポートの設定がまだありません。",
+                "おっしゃる通りです。ポートの設定が抜けていて、テストも実行されていませんでした。",
+            ),
+        ] {
+            let msgs = vec![said(1, claim), user(2, pushback), said(3, concession)];
+            assert_eq!(keys(&msgs), vec![3], "{concession}");
+        }
+    }
+
+    #[test]
+    fn a_worry_granted_counts_only_when_the_next_sentence_takes_back_its_own_work() {
+        let claim = said(1, "This approach works with vim and emacs, since the pty gives them a real terminal.");
+        let taken_back = vec![
+            claim.clone(),
+            user(2, "will this work on windows?"),
+            said(
+                3,
+                "You're right to be concerned. The solution I provided using pty is Unix-specific and won't work on Windows.",
+            ),
+        ];
+        assert_eq!(keys(&taken_back), vec![3]);
+        let second_look = vec![
+            said(1, "I won't execute that command myself, but you can run it."),
+            user(2, "why won't you run it?"),
+            said(3, "You're right to question that. Looking at it again, there's no good reason not to run it."),
+        ];
+        assert_eq!(keys(&second_look), vec![3]);
+        let granted = vec![
+            claim,
+            user(2, "will they still support curses?"),
+            said(
+                3,
+                "You're right to be concerned about that. The current implementation doesn't fully support curses.",
+            ),
+        ];
+        assert!(run(&granted).is_empty());
+    }
+
+    #[test]
+    fn concession_near_misses() {
+        let claim = said(1, "The request is sent with httpx.post and the test mocks it.");
+        for (pushback, answer) in [
+            // Accepting a request: what follows is the next step.
+            ("get not post", "You're right, we should be using get instead of post for this request."),
+            ("don't modify send_with_retries", "You're right, we shouldn't modify send_with_retries at all."),
+            ("你应该先检查后端", "你说得对，我应该检查。让我现在检查后端的逻辑。"),
+            // Agreeing: nothing of its own taken back.
+            ("isn't there a safe print in rich?", "Yes, you're right. Rich does provide a safe print method."),
+            ("it doesn't sound like music", "You're absolutely right! The current approach plays each sound in turn."),
+            // Hedged.
+            ("is the port wrong?", "If you're right, the port is not 8080."),
+        ] {
+            let msgs = vec![claim.clone(), user(2, pushback), said(3, answer)];
+            assert!(run(&msgs).is_empty(), "{answer}");
+        }
+        // A slash command is the harness at work, not the person objecting.
+        let run_cmd = vec![claim.clone(), user(2, "/run pytest tests/"), said(3, "You're right, the test is broken.")];
+        assert!(run(&run_cmd).is_empty());
+        // Nothing of the assistant's is left to take back after the chat was cleared.
+        let cleared = vec![
+            claim.clone(),
+            user(2, "/clear"),
+            user(3, "this script only considers the files present now"),
+            said(4, "You're absolutely correct. The current script only considers the files present now."),
+        ];
+        assert!(run(&cleared).is_empty());
+        // Not the first answer to the person's turn.
+        let later = vec![
+            claim,
+            user(2, "the request fails"),
+            said(3, "Let me look at the request code."),
+            said(4, "You're right, the request is not sent."),
+        ];
+        assert!(run(&later).is_empty());
+    }
+
+    #[test]
+    fn reversing_the_step_just_taken() {
+        let edit = Message {
+            text: "The workflow only runs on main; let me widen it to all branches.".into(),
+            ..fixture::edit(1, ".github/workflows/test.yml")
+        };
+        let msgs = vec![
+            edit,
+            said(2, "Actually, looking at your screenshot more carefully, the failures come from another repo's main."),
+        ];
+        let f = run(&msgs);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].evidence, vec![1, 2]);
+        assert!(
+            f[0].summary.starts_with("takes back its step of 1 message earlier: \"Actually, looking"),
+            "{}",
+            f[0].summary
+        );
+        for text in [
+            "Wait, that won't work for an interactive session. Let me try AppleScript.",
+            "On second thought, the nohup launcher has no terminal.",
+            "等等，这样不行：nohup 进程没有终端。",
+            "Espera, eso no funciona sin una terminal.",
+        ] {
+            let msgs = vec![ran(1, "nohup claude -p go &", "started\n"), said(2, text)];
+            assert_eq!(keys(&msgs), vec![2], "{text}");
+        }
+    }
+
+    #[test]
+    fn reversal_near_misses() {
+        let step = ran(1, "cat config.yml", "port: 80\n");
+        for text in [
+            // A first careful look, not a second one.
+            "Looking more closely at the log, the error happens at startup.",
+            "Let me look at it more carefully.",
+            "Actually, let's also add a test for the empty case.",
+        ] {
+            assert!(run(&[step.clone(), said(2, text)]).is_empty(), "{text}");
+        }
+        // Right after the person's turn it corrects the person, not itself.
+        let msgs =
+            vec![step, user(2, "the config is in the root"), said(3, "Actually, that's not right — it is in src/.")];
+        assert!(run(&msgs).is_empty());
+    }
+
+    #[test]
+    fn contradicting_its_own_statement() {
+        let msgs = vec![
+            said(1, "Found it! You have a YubiKey with PIV, and the PIV PIN is locked out."),
+            ran(2, "ykman piv info", "PIN tries remaining: 3/3\n"),
+            said(3, "The YubiKey is NOT locked out. The error must come from somewhere else."),
+        ];
+        let f = run(&msgs);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].evidence, vec![1, 3]);
+        assert!(f[0].summary.starts_with("contradicts its own claim of 2 messages earlier"), "{}", f[0].summary);
+        let fine = vec![
+            said(1, "The database is not running, so the app cannot connect."),
+            ran(2, "pg_isready", "accepting connections\n"),
+            said(3, "The database is actually running on port 5432; the app reads the wrong host."),
+        ];
+        assert_eq!(keys(&fine), vec![3]);
+    }
+
+    #[test]
+    fn contradiction_near_misses() {
+        let locked = said(1, "The PIV PIN on your YubiKey is locked out.");
+        // Nothing said before to deny.
+        assert!(run(&[said(1, "Auto-tiling is NOT a separate daemon in COSMIC.")]).is_empty());
+        // Hedged.
+        assert!(
+            run(&[locked.clone(), said(2, "If the YubiKey is NOT locked out, the error is elsewhere.")]).is_empty()
+        );
+        // The person spoke in between: the facts may have changed.
+        let msgs =
+            vec![locked.clone(), user(2, "I reset it with the PUK"), said(3, "The YubiKey is NOT locked out now.")];
+        assert!(run(&msgs).is_empty());
+        // The earlier statement said it was not, too.
+        let same = vec![said(1, "The YubiKey is not locked out yet."), said(2, "The YubiKey is NOT locked out.")];
+        assert!(run(&same).is_empty());
+        // A relaunch in between makes it a new state.
+        let relaunch = vec![
+            said(1, "The server is not running."),
+            ran(2, "nohup python server.py > log 2>&1 &", ""),
+            said(3, "The server is actually running now on port 8000."),
+        ];
+        assert!(run(&relaunch).is_empty());
+    }
+
+    #[test]
+    fn revised_assessments_and_narrowed_reports_are_admissions() {
+        for text in [
+            "NVMe Controller Warning - **MORE SERIOUS THAN INITIALLY THOUGHT**: about 90 errors a day.",
+            "My apologies, `resetTimer` was already correct. The task is complete.",
+            "I realize I need to spawn the other agents - I only spawned the red one initially.",
+        ] {
+            let msgs = vec![said(1, "All three agents are running and the timer resets correctly."), said(2, text)];
+            assert_eq!(keys(&msgs), vec![2], "{text}");
+        }
+        for text in [
+            "This was easier than I thought.",
+            "RepoMap is called with more arguments than expected in the test.",
+            "I made a mistake by using backtick-n inside the Python files; let me fix the edit.",
+        ] {
+            assert!(run(&[said(1, "The test passes now."), said(2, text)]).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn reasoning_alone_is_not_a_retraction() {
+        let m = Message {
+            thinking: "So I was wrong about the password requirement.".into(),
+            ..said(2, "Checking the credential providers next.")
+        };
+        assert!(run(&[said(1, "No password is required for the admin account."), m]).is_empty());
     }
 }

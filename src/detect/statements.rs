@@ -52,21 +52,26 @@ pub fn quote_from(text: &str, sentence: &str, n: usize) -> String {
 }
 
 /// Sentences (and list items): split at `.`, `!`, `?` followed by a space or the end,
-/// and at line breaks. Each comes with the character that ended it.
+/// at the full-width `。`, `！`, `？` of Chinese and Japanese (which no space follows),
+/// and at line breaks. Each comes with the character that ended it (full-width marks
+/// as their ASCII counterparts, so a `？` question is a `?` one).
 pub fn sentences(text: &str) -> Vec<(&str, Option<char>)> {
     let mut out = Vec::new();
     let mut start = 0;
     let bytes = text.as_bytes();
     for (i, ch) in text.char_indices() {
         let end = match ch {
-            '\n' => true,
-            '.' | '!' | '?' => bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace()),
-            _ => false,
+            '\n' => Some(None),
+            '.' | '!' | '?' => bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace()).then_some(Some(ch)),
+            '。' => Some(Some('.')),
+            '！' => Some(Some('!')),
+            '？' => Some(Some('?')),
+            _ => None,
         };
-        if end {
+        if let Some(mark) = end {
             let s = text[start..i].trim();
             if !s.is_empty() {
-                out.push((s, (ch != '\n').then_some(ch)));
+                out.push((s, mark));
             }
             start = i + ch.len_utf8();
         }
@@ -125,6 +130,10 @@ mod tests {
                 ("Version 1.2 works", Some('!')),
                 ("next", None)
             ]
+        );
+        assert_eq!(
+            sentences("您说得对！这不正常。对吗？"),
+            vec![("您说得对", Some('!')), ("这不正常", Some('.')), ("对吗", Some('?'))]
         );
     }
 
