@@ -613,7 +613,7 @@ impl Detector for UserPushback {
             evidence.dedup();
             let q = clip(&said, 100);
             let verb = match kind {
-                Kind::Failure => "reports that the work did not work",
+                Kind::Failure => "pushes back",
                 Kind::Pasted => "pastes an error",
                 Kind::Symptom => "reports a problem",
                 Kind::No => "corrects the assistant",
@@ -690,7 +690,7 @@ mod tests {
         assert_eq!(f[0].evidence, vec![3, 4]);
         assert_eq!(
             f[0].summary,
-            "the user reports that the work did not work after the assistant's \"This should address the failing \
+            "the user pushes back after the assistant's \"This should address the failing \
              badge\" (1 message earlier): \"Nope, the CI badge is still failing\""
         );
     }
