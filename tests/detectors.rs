@@ -135,6 +135,8 @@ const SEED_REPLAY: &[(&str, &[u32])] = &[
     // [msg 5087]: the long recap that answers it.
     ("context-dump", &[5087]),
     ("retry-loop", &[]),
+    // The replay's user turns are nudges ("continue", "what's the throughput now?").
+    ("user-pushback", &[]),
 ];
 
 #[test]

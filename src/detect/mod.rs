@@ -25,6 +25,7 @@ pub mod retry_loop;
 pub mod searches;
 pub mod self_correction;
 pub mod statements;
+pub mod user_pushback;
 
 use std::collections::HashSet;
 
@@ -151,6 +152,7 @@ pub fn registry() -> &'static [&'static dyn Detector] {
         &polling_timeout::PollingTimeout,
         &confounded_change::ConfoundedChange,
         &retry_loop::RetryLoop,
+        &user_pushback::UserPushback,
     ]
 }
 

@@ -187,7 +187,8 @@ pub struct Moment {
     /// progress, ready).
     pub disproof: Option<Quote>,
     pub disproof_kind: Option<&'static str>,
-    /// self-correction: what was claimed and how it was taken back.
+    /// self-correction: what was claimed and how it was taken back (user-pushback:
+    /// what the assistant said and the person's pushback).
     pub claim: Option<Quote>,
     pub retraction: Option<Quote>,
     /// Messages and time between the claim or alarm and its disproof.
@@ -1023,6 +1024,16 @@ impl<'a> Builder<'a> {
                         mo.situations.push("recap-reply");
                     }
                 }
+            }
+            "user-pushback" => {
+                // The assistant's words the person answered, and the person's own.
+                if let Some(a) = earlier.first().filter(|a| !a.text.trim().is_empty()) {
+                    let q = first_of(&a.text, &[Kind::Conclusion]).unwrap_or_else(|| sentences(&a.text, 1, QUOTE));
+                    mo.claim = Some(Quote { idx: a.idx, text: q });
+                    mo.distance = Some(f.key.saturating_sub(a.idx));
+                }
+                let said = sentences(&key_msg.text, 1, QUOTE);
+                mo.retraction = (!said.is_empty()).then_some(Quote { idx: f.key, text: said });
             }
             _ => {}
         }

@@ -1,0 +1,856 @@
+//! `user-pushback`: the person corrects the assistant or reports that its work did not
+//! work ("still failing", "you broke X", "no, the directory is …", a traceback pasted
+//! right after the assistant said it was done).
+//!
+//! How it reads a turn:
+//! - Only the person's own turns count ([`Message::is_typed_user`], not sidechain):
+//!   tool results, harness injections and subagent prompts are not the person.
+//! - The person's own words are the turn's prose (no fenced code, no `> quotes`) minus
+//!   the lines that look pasted (tracebacks, compiler and CI output, shell prompts); of
+//!   those, the first few sentences (a long pasted spec is not a reply).
+//! - What it answers is the assistant's last message with text before the turn; a
+//!   success claim ("Done", "I've fixed …", "should now work", "all tests pass") is
+//!   looked for in the assistant's messages since the person's previous turn.
+//! - Four kinds of pushback, each with its own bar (see the doc below).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::prose::clip;
+use super::statements::{clause_before, prose, sentences};
+use super::{Detector, Finding, SessionView};
+use crate::model::{Message, Origin, Role};
+
+pub struct UserPushback;
+
+/// How far back (messages) the assistant message a turn answers is looked for.
+const ANSWER_WINDOW: usize = 60;
+/// How far back an assistant refusal may be for a turn that challenges it.
+const REFUSAL_WINDOW: usize = 12;
+/// Sentences of the person's own words that are read: the reply is at the start.
+const HEAD_SENTENCES: usize = 6;
+/// Characters of the person's own words that are read.
+const HEAD_CHARS: usize = 700;
+
+const DOC: &str = r###"## What it finds
+
+A turn of the person that pushes back on the assistant's work — the places where a
+person had to step in:
+
+- a failure report: "it doesn't work", "still failing", "CI is still red", "the window
+  opens then closes", "I never saw the GUI open", "I don't see the new fields", "you
+  broke something", "you forgot the tests", "that's wrong", "wrong directory", "same
+  error", and the same in other languages ("toujours pas", "funktioniert nicht",
+  "no funciona", "还是不行", "動かない", …);
+- a pasted error right after a success claim: the turn is mostly a traceback, compiler
+  errors or CI output, and the assistant's last word was "Done", "fixed", "should now
+  work", "all tests pass";
+- a symptom after a success claim: "a badge that says failing", "fix these errors",
+  "when I run it I get 2 warnings";
+- a plain "no, …" correction ("no, set the working dir to …") when the assistant had
+  not asked a question;
+- a challenge to a refusal: "why won't you run it?", "you have permission to run the
+  commands", "I'm confident you can restart yourself".
+
+The key message is the person's turn. The evidence is the assistant message it
+answers: the one holding the success claim or the refusal, else the assistant's last
+message with text before the turn.
+
+## Why it matters
+
+Each pushback is a moment where the agent's own checks failed and a person had to
+notice: a claim of success that did not hold, a wrong assumption, a refusal that
+should not have been. Their count says how much supervision a session needed; the
+claims they answer are where a write-up should look for what the agent did not verify.
+
+## Example
+
+```text
+[msg 80] assistant: ci: set QT_QPA_PLATFORM globally and drop 3.13 for now.
+                    This should address the failing badge.
+[msg 81] user: Nope, the CI badge is still failing. Please check the workflows …
+```
+
+`[msg 81]` is the finding; `[msg 80]` is its evidence.
+
+## Not an instance
+
+- A new request, even one that starts with "no" in another sense ("No, let's add the
+  docs link instead" after the assistant offered something, "no need to …").
+- An answer to the assistant's question, or a clarification it asked for ("the repo is
+  at ~/Documents/M-Claude" after "where is the repository?").
+- Approval and nudges: "yes", "continue", "looks good".
+- Output the assistant asked for, pasted without disagreeing ("paste the traceback" →
+  a traceback), and errors pasted when the assistant had claimed nothing.
+- Questions ("is it still running?", "does it support X?"), conditionals ("if it still
+  fails, revert"), and words quoted from the assistant or inside code blocks.
+- Text a harness or another agent put in a user turn.
+"###;
+
+/// Hedges that make a cue conditional or a wish rather than a report.
+static HEDGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:if|unless|whether|in\s+case|make\s+sure|ensure|so\s+that|to\s+avoid|prevent|without|otherwise|don['’]?t\s+want|shouldn['’]?t|should\s+not|wenn\s+nicht|falls|si\s+(?:ça|ca)|si\s+no)\b",
+    )
+    .expect("hedge regex is valid")
+});
+
+/// Words that open a question (a sentence that asks is not a report, unless its cue is
+/// an obvious complaint).
+static ASKS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(?:(?:ok|okay|so|and|but|also|hmm|wait|hey)[,\s]+)*(?:is|are|was|were|does|do|did|can|could|will|would|should|has|have|had|what|why|how|when|where|which|who|whose|any|est-ce|ist|sind|hat|kann|gibt|es|están?|qué|por\s*qué)\b",
+    )
+    .expect("asks regex is valid")
+});
+
+/// Failure reports and corrections strong enough to stand alone after any work of the
+/// assistant.
+static STRONG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\bstill\s+(?:\w+\s+){0,3}?(?:fail\w*|broken|break\w*|crash\w*|erroring|errors?\b|not\b|n['’]?t\b|doesn['’]?t|does\s+not|isn['’]?t|won['’]?t|can['’]?t|cannot|no\b|missing|the\s+same\b|same\s+(?:error|problem|issue)|getting\s+(?:an?\s+|the\s+)?(?:error|failure|warning)|seeing\s+(?:an?\s+|the\s+)?(?:error|failure|warning)|red\b|exits?\b|closes?\b|empty\b|blank\b|wrong\b|there\b)",
+        r"|\b(?:doesn['’]?t|does\s+not|didn['’]?t|did\s+not|isn['’]?t|is\s+not|aren['’]?t|are\s+not|wasn['’]?t|won['’]?t|wont|can['’]?t|cannot|never)\s+(?:seem\s+to\s+|really\s+|actually\s+|even\s+|always\s+)?(?:work|working|worked|run|running|start|starting|load|loading|launch|launching|compile|compiling|build|building|show\s+up|showing\s+up|appear|appearing|display|displaying|render|rendering|respond|responding|connect|connecting|pass|passing)\b",
+        r"|\bnot\s+(?:working|running|loading|launching|compiling|building|appearing|displaying|rendering|responding|connecting|passing|showing\s+up)\b",
+        r"|\b(?:doesn['’]?t|does\s+not|didn['’]?t|did\s+not)\s+(?:\w+\s+)?(?:fix|solve|resolve|help|change)\s+(?:it|this|that|anything|the|a\s+thing)\b",
+        r"|\bstopped\s+working\b|\b(?:it|this|that)\s+(?:is|was|['’]s)\s+(?:still\s+|now\s+)?broken\b",
+        r"|\bnow\s+(?:it\s+)?(?:fails|crashes|errors|breaks|throws)\b",
+        r"|\byou\s+(?:just\s+|have\s+|['’]ve\s+)?(?:broke|broken|messed\s+up|screwed\s+up|forgot|forgotten|missed|skipped|ignored|misunderstood|misread|overwrote|overwritten)\b",
+        r"|\bbroke\s+(?:it|something|the|my|everything|this|that)\b",
+        r"|\byou\s+(?:did\s*n['’]?t|did\s+not|have\s*n['’]?t|have\s+not|never|are\s*n['’]?t|are\s+not|were\s*n['’]?t|were\s+not)\s+(?:even\s+|actually\s+|really\s+)?(?:\w+ing|\w+ed|run|do|test|add|fix|read|see|check|use|make|write|follow|install|commit|push|update|answer|understand|listen|open|look|start|finish|complete)\b",
+        r"|\b(?:that['’]?s|that\s+is|this\s+is|it['’]?s|it\s+is)\s+(?:still\s+|all\s+|just\s+|completely\s+|totally\s+|simply\s+)?(?:wrong|incorrect|not\s+(?:right|correct|it\b|what\s+I|true|the\s+case|how|working))",
+        r"|\b(?:wrong|incorrect)\s+(?:file|directory|dir|folder|path|branch|repo|repository|version|port|name|one|place|answer|command|account|project|value|key|location|drive)\b",
+        r"|\bnot\s+what\s+I\s+(?:asked|wanted|meant|said)\b|\bI\s+(?:never|did\s*n['’]?t|did\s+not)\s+(?:ask|asked|say|said|want|wanted|tell|told)\b",
+        r"|\bsame\s+(?:error|problem|issue|failure|exception|warning|crash)s?\b",
+        r"|\b(?:exits?|exited|closes?|closed|crash(?:es|ed)?|dies|died|quits?|hangs?|hung|freezes?|froze|disappears?|disappeared|vanish(?:es|ed)?)\s+(?:immediately|instantly|right\s+away|straight\s+away|quickly|again)\b",
+        r"|\bopens?\s+(?:and\s+|then\s+)+(?:immediately\s+|quickly\s+)?closes?\b",
+        r"|\bnothing\s+(?:happens|happened|changed|changes|shows|showed|appears|appeared|works|worked)\b",
+        r"|\bI\s+(?:still\s+)?(?:don['’]?t|do\s+not|didn['’]?t|did\s+not|can['’]?t|cannot|can\s+not|never)\s+see\s+(?:the|any|it|them|my|a|an|your|anything|those|these)\b",
+        r"|\b(?:never|did\s*n['’]?t|did\s+not)\s+(?:saw|see|opened|appeared|showed)\b",
+        r"|\bI\s+(?:ran|tried|opened|launched|clicked|started|tested|used|installed|restarted)\b[^.!?]{0,80}?[,;:]?\s+(?:but\s+)?(?:it['’]?s|its|it\s+is|they['’]?re|they\s+are|it|they)\s+(?:still\s+)?(?:not|n['’]?t|doesn['’]?t|don['’]?t|didn['’]?t|won['’]?t|just|only)\b",
+        r"|\byou\s+(?:generated|wrote|said|told\s+me|created|made|claimed|promised|added|set|changed|updated)\b[^.!?]{0,60}?\bbut\b",
+        r"|\bthat['’]?s\s+why\b[^.!?]{0,60}?\b(?:conflict|fail\w*|error\w*|broken|crash\w*|problem|issue|wrong)",
+        r"|\bfix\s+your\b|\byou\s+should\s+(?:know|have\s+known)\b|\bI\s+(?:already\s+)?told\s+you\b|\bas\s+I\s+(?:already\s+)?(?:said|told\s+you)\b",
+        // French.
+        r"|\b(?:toujours|tjrs|tjs)\s+pas\b|\bne\s+(?:\w+\s+)?(?:marche|fonctionne|s['’]affiche|démarre|compile|charge)\s+(?:toujours\s+|tjrs\s+|plus\s+)?pas\b",
+        r"|\bn['’](?:appara[iî]t|appara[iî]ssent|affiche)\s+(?:\w+\s+)?pas\b|\bça\s+(?:ne\s+)?marche\s+pas\b|\bc['’]est\s+(?:faux|pas\s+(?:ça|bon|ce\s+que))",
+        r"|\btu\s+as\s+(?:cassé|oublié)\b|\bmême\s+erreur\b",
+        // Spanish and Portuguese.
+        r"|\bno\s+(?:funciona|sirve|anda|aparece|compila|arranca)\b|\bsigue\s+(?:sin|fallando|dando|igual|roto)\b|\btodav[ií]a\s+no\b",
+        r"|\best[aá]\s+mal\b|\brompiste\b|\bn[ãa]o\s+(?:funciona|aparece|compila)\b|\bainda\s+n[ãa]o\b|\bcontinua\s+(?:dando|com)\s+erro\b",
+        // German.
+        r"|\b(?:funktioniert|geht|klappt|läuft|startet|kompiliert)\s+(?:immer\s+noch\s+|noch\s+immer\s+|noch\s+|jetzt\s+|leider\s+)?nicht\b",
+        r"|\b(?:immer|noch)\s+noch\s+(?:nicht|der\s+gleiche|dieselbe|derselbe|ein\s+fehler|fehler|kaputt)\b|\bdas\s+ist\s+(?:falsch|nicht\s+richtig)\b|\bstimmt\s+(?:so\s+)?nicht\b",
+        r"|\b(?:erscheint|angezeigt)\s+(?:\w+\s+)?nicht\b|\bkaputt\s*gemacht\b",
+        // Italian, Russian.
+        r"|\bnon\s+funziona\b|\bancora\s+non\b|\bè\s+sbagliato\b|не\s+работает|всё\s+ещё|все\s+ещё|неправильно|не\s+то\b",
+        // Chinese, Japanese, Korean.
+        r"|还是(?:不行|不能|没有|没|不|报错|出错|失败|一样|有问题)|仍然(?:不|没|报错|失败|有)|依然(?:不|没|报错|失败)|不行|没用|不对|错了|没有(?:生效|效果|反应|变化)|不起作用|跑不起来|运行不了|打不开|没反应|并没有",
+        r"|動かない|動きません|うまくいか|違います|直って(?:い)?ない|表示されない|表示されません|まだエラー|起動しない|失敗します",
+        r"|안\s?돼|작동하지\s*않|여전히|아직도",
+    ))
+    .expect("strong regex is valid")
+});
+
+/// A plain "no" that opens a correction.
+static NO_START: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^\s*(?:no|nope|nah|wrong|incorrect|not\s+quite|non|nein|nee|不对|不是|错了|いいえ|違う|ちがう)\s*[,.!:;—–-]+\s*(\S.*)$",
+    )
+    .expect("no-start regex is valid")
+});
+
+/// What follows a "no" that declines rather than corrects.
+static NO_DECLINES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(?:thanks|thank|need|worries|problem|rush|hurry|more|further|other|changes|not\s+now|later|that['’]?s\s+(?:all|fine|it|ok)|it['’]?s\s+fine|i['’]?m\s+good|just|keep|leave|let['’]?s|lets|we\s+don['’]?t|don['’]?t|do\s+not|skip|go\s+ahead|continue|proceed|stop|i\s+(?:don['’]?t|do\s+not)\s+(?:want|need))\b",
+    )
+    .expect("no-declines regex is valid")
+});
+
+/// Symptoms that count only right after the assistant claimed success.
+static WEAK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\b(?:fails?|failed|failing|failures?|errors?|exceptions?|traceback|warnings?|crash(?:es|ed)?|broken|missing|blank|oversight|duplicated|incorrect|wrong)\b",
+        r"|\bfix\s+(?:these|those|this|the\s+following|the|all\s+(?:the\s+|these\s+)?|remaining)\s*(?:\d+\s+)?(?:issues?|errors?|problems?|bugs?|failures?|warnings?|tests?)\b",
+        r"|\b(?:fehler|warnung|fehlschl|schlägt\s+fehl)\w*|\b(?:erreur|échoue|plante)\w*|\b(?:falla|fallo|errores)\b",
+        r"|报错|出错|失败|错误|警告|エラー|失敗|警告",
+    ))
+    .expect("weak regex is valid")
+});
+
+/// New-request openings: a symptom word inside one is the thing to build, not a report.
+static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(?:(?:ok|okay|great|good|thanks|now|also|then|next|please|pls|and)[,\s]+)*(?:add|create|implement|write|build|make|let['’]?s|lets|update|change|rename|remove|delete|install|set\s+up|setup|use|move|handle|log|catch|show|display|document|explain|describe|generate|support|research|review|(?:can|could|would)\s+you)\b",
+    )
+    .expect("request regex is valid")
+});
+
+/// An approval opening a turn: what follows is the next request.
+static APPROVAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(?:yes|yeah|yep|yup|sure|great|perfect|thanks|thank\s+you|good|nice|awesome|excellent|cool|looks\s+good|lgtm|ja|oui|sí|si|好的|可以|是的|はい)\b",
+    )
+    .expect("approval regex is valid")
+});
+
+/// The assistant concludes that something is not there.
+static ABSENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:doesn['’]?t|does\s+not|didn['’]?t|did\s+not)\s+exist\b|\b(?:couldn['’]?t|could\s+not|can['’]?t|cannot|unable\s+to)\s+(?:find|locate)\b|\bnot\s+found\b|\bno\s+such\s+(?:file|directory|folder)\b|\b(?:is|are)(?:n['’]t|\s+not)\s+installed\b",
+    )
+    .expect("absent regex is valid")
+});
+
+/// The person says where the thing is.
+static LOCATED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:is|are|lives?|exists?|sits?)\s+(?:located\s+|stored\s+|already\s+|actually\s+)?(?:in|at|under|inside)\b|\bit['’]?s\s+(?:in|at|under)\b|\b(?:is|are)\s+(?:already\s+)?installed\b",
+    )
+    .expect("located regex is valid")
+});
+
+/// The assistant asks where something is (the answer is then a clarification).
+static ASKS_WHERE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\bwhere\s+(?:is|are|do|does|did|can|should)\b|\bwhich\s+(?:directory|folder|path|repo|repository|drive|location)\b|\b(?:provide|tell\s+me|share|give\s+me|confirm)\s+(?:me\s+)?(?:the\s+|its\s+|their\s+)?(?:full\s+|correct\s+|exact\s+)?(?:path|location|url|directory|folder)\b",
+    )
+    .expect("asks-where regex is valid")
+});
+
+/// How it should be done instead, said right after stopping the assistant.
+static REDIRECT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:should|shouldn['’]?t|need\s+to|needs\s+to|must|instead|rather\s+than|don['’]?t|do\s+not|before|sollte|sollst|muss|musst|stattdessen|devrait|devrais|il\s+faut|au\s+lieu|debería|deberías|en\s+lugar|hay\s+que)\b|应该|不要|别再|需要|べき|ではなく",
+    )
+    .expect("redirect regex is valid")
+});
+
+/// A challenge to the assistant's refusal or claim that it cannot.
+static CHALLENGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\bwhy\s+(?:won['’]?t|wont|wouldn['’]?t|can['’]?t|cant|couldn['’]?t|didn['’]?t|didnt)\s+you\b",
+        r"|\byou\s+(?:do\s+)?have\s+(?:the\s+|full\s+|my\s+)?(?:permission|permissions|access|rights)\b",
+        r"|\b(?:I['’]?m|Im|I\s+am)\s+(?:confident|sure|certain)\s+(?:that\s+)?you\s+(?:can|could|are\s+able)\b",
+        r"|\byou\s+(?:can|could|should\s+be\s+able\s+to)\s+(?:\w+\s+){0,6}?(?:yourself|on\s+your\s+own)\b",
+        r"|\b(?:do|run|try)\s+it\s+yourself\b|\byes,?\s+you\s+can\b",
+    ))
+    .expect("challenge regex is valid")
+});
+
+/// The assistant says it cannot or will not do something, or hands it back.
+static REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\bI\s+(?:can['’]?t|cannot|can\s+not|won['’]?t|will\s+not|am\s+unable|['’]m\s+unable|am\s+not\s+able|['’]m\s+not\s+able|don['’]?t\s+have\s+(?:the\s+)?(?:ability|access|permission)|do\s+not\s+have\s+(?:the\s+)?(?:ability|access|permission)|am\s+(?:currently\s+)?restricted|['’]m\s+(?:currently\s+)?restricted)\b|\bunable\s+to\b|\bnot\s+(?:able|allowed|permitted)\s+to\b|\byou\s+(?:will|['’]ll)\s+need\s+to\s+(?:run|execute|do|restart|quit)\b",
+    )
+    .expect("refusal regex is valid")
+});
+
+/// The assistant reports its work done or working.
+static CLAIM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\b(?:I|we)\s*(?:['’]ve|\s+have)\s+(?:now\s+|also\s+|just\s+|successfully\s+|finally\s+)?(?:\w+ly\s+)?(?:added|fixed|updated|implemented|created|changed|resolved|addressed|made|set|installed|configured|removed|moved|wired|written|rewritten|refactored|enabled|disabled|cleaned|traced|chased|pushed|committed|completed|finished|built|generated|integrated|applied|replaced|corrected|restored|started|launched|deployed|verified|tested|ensured)\b",
+        r"|^(?:all\s+)?(?:done|fixed|added|updated|implemented|created|changed|resolved|installed|configured|removed|moved|renamed|committed|pushed|completed|enabled|disabled|wired|integrated|cleaned|replaced|rewrote|built|generated|finished|perfect|success)\b",
+        r"|\b(?:is|are|has\s+been|have\s+been|was|were)\s+(?:now\s+|all\s+|fully\s+|successfully\s+)*(?:\w+ly\s+)?(?:fixed|resolved|installed|configured|set\s+up|enabled|ready|complete|completed|done|working|active|running|live|updated|created|added|implemented|in\s+place|green|passing|clean|production-ready|available|addressed|wired|integrated)\b",
+        r"|\bnow\s+(?:works?|passes|pass|runs?|shows?|opens?|loads?|starts?|builds?|compiles?|has|have|uses?|points?|displays?|supports?|includes?|handles?|production-ready|ready|green|fixed)\b",
+        r"|\bshould\s+(?:now\s+)?(?:work|fix|address|resolve|keep|flip|succeed|pass|be\s+(?:fixed|green|resolved|working|gone|good|fine|ready))\b",
+        r"|\b(?:all|\d+)\s+(?:\w+\s+)?(?:tests?\s+)?pass(?:ed|ing|es)?\b|\bsuccessfully\b|\byou\s+can\s+now\b|✅|🎉",
+        r"|\b(?:habe|haben|hab)\b[^.!?]{0,80}\b(?:erstellt|angepasst|behoben|hinzugefügt|aktualisiert|geändert|korrigiert|ergänzt|eingetragen|umgestellt)\b|\b(?:erledigt|behoben)\b|\bist\s+(?:jetzt|nun)\b",
+        r"|\bj['’]ai\s+(?:\w+\s+)?(?:ajouté|corrigé|mis\s+à\s+jour|créé|modifié|ajusté|configuré|installé)\b|\bc['’]est\s+(?:fait|corrigé|réglé)\b|\b(?:est|sont)\s+(?:maintenant|désormais)\b",
+        r"|\b(?:he|hemos)\s+(?:añadido|agregado|corregido|actualizado|creado|cambiado|arreglado|implementado)\b|\bya\s+(?:está|funciona)\b",
+        r"|已(?:经)?(?:完成|修复|添加|更新|实现|创建|修改|解决|改为|调整|支持|补充|移除|删除|统一)|(?:完成|搞定)了|现在(?:可以|已经)",
+        r"|しました|完了|できました",
+    ))
+    .expect("claim regex is valid")
+});
+
+/// Openings of a claim that plans or offers rather than reports.
+static CLAIM_HEDGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:if|whether|unless|in\s+case|once|would\s+you|want\s+me|do\s+you\s+want|shall\s+I|should\s+I|let\s+me|I['’]ll|I\s+will|I\s+can|going\s+to|wenn|falls|si)\b",
+    )
+    .expect("claim-hedge regex is valid")
+});
+
+/// The assistant asks for output to be pasted or reported back.
+static ASKED_OUTPUT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\b(?:paste|share|send|post|show\s+me|copy|give\s+me|provide)\b[^.?!\n]{0,60}\b(?:output|errors?|traceback|logs?|results?|messages?|warnings?|stack|what\s+(?:you|it))\b",
+        r"|\b(?:let\s+me\s+know|tell\s+me)\s+(?:what|whether|if|how)\b[^.?!\n]{0,40}\b(?:see|prints?|shows?|says?|happens|output|works?|goes)\b",
+        r"|\b(?:poste|schick|zeig)\w*\b[^.?!\n]{0,60}\b(?:Ausgabe|Warnung|Fehler|Log)\w*",
+        r"|\b(?:colle|envoie|partage)\w*\b[^.?!\n]{0,60}\b(?:sortie|erreur|log)\w*",
+        r"|(?:贴|发|提供|分享)[^。？！\n]{0,20}(?:输出|错误|日志|报错)",
+    ))
+    .expect("asked-output regex is valid")
+});
+
+/// Markers of a pasted error or log line.
+static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)traceback\s+\(most\s+recent|\b\w*(?:error|exception)\b\s*[:(\[]|^\s*error\b|\berror\[\w+\]|\bwarning(?:\[\w+\])?:|^\s*warning\b|\bFAILED\b|\bFAILURES\b|^\s*FAIL\b|npm\s+ERR!|\bfatal:|\bpanicked\s+at\b",
+        r"|command\s+not\s+found|no\s+such\s+file|permission\s+denied|exit\s+code\s+[1-9]|exit\s+status\s+[1-9]|\bWRN\b|\bERR\b|^\s*E\s{2,}\S|\bUncaught\b",
+    ))
+    .expect("error-line regex is valid")
+});
+
+/// A line of a stack trace, compiler output, test or CI log, or a shell prompt.
+static LOG_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r#"^\s*(?:File\s+"|at\s+\S+\s*\(|at\s+\S+:\d+|-->|\||\^|~~|[│╭╰├└┌]|\[\d|\d{1,2}:\d{2}|\(\.?venv\)|\S*[$%#>]\s|={3,}|_{3,}|-{3,}|[.FEsx]{6,}|Run\s+\S|\d+\s*\|)"#,
+        r"|^\s*[\w .-]{1,24}:\s{2,}\S",
+        r"|\.(?:py|rs|js|ts|tsx|jsx|go|java|cs|cpp|c|rb|php|md|yml|yaml|json|toml|sh):\d+|\bline\s+\d+\b|0x[0-9a-f]{6,}",
+    ))
+    .expect("log-line regex is valid")
+});
+
+/// An offer or a request for an answer closing an assistant message.
+static OFFER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:want\s+me|would\s+you\s+like|shall\s+I|should\s+I|do\s+you\s+want|let\s+me\s+know)\b")
+        .expect("offer regex is valid")
+});
+
+/// Words by which a session's first turn refers to work done before it.
+static EARLIER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:still|again|anymore|your|tjrs|tjs|toujours|encore|immer\s+noch|noch\s+immer|wieder|todav[ií]a|sigue|ainda)\b|还是|仍然|依然|まだ|また",
+    )
+    .expect("earlier regex is valid")
+});
+
+/// The person's turn, split into what they wrote and what they pasted.
+struct Words {
+    /// Their own words, line by line, without pasted lines.
+    own: String,
+    /// Lines that look pasted, and the first of them that reads as an error.
+    pasted_lines: usize,
+    pasted_chars: usize,
+    error: Option<String>,
+}
+
+fn is_pasted(line: &str) -> bool {
+    let t = line.trim();
+    if t.is_empty() {
+        return false;
+    }
+    if ERROR_LINE.is_match(line) || LOG_LINE.is_match(line) {
+        return true;
+    }
+    // Indented like code or a log, or dense with code punctuation.
+    if line.starts_with('\t') || line.starts_with("    ") {
+        return true;
+    }
+    let symbols = t.chars().filter(|c| "()[]{}<>=;_/\\|\"'`$@#".contains(*c)).count();
+    if symbols * 7 >= t.chars().count() {
+        return true;
+    }
+    // Mostly not letters: box drawing, numbers, paths.
+    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+    letters * 2 < t.chars().count()
+}
+
+/// Terminal colour and cursor codes pasted along with a log.
+static ANSI: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]").expect("ansi regex is valid"));
+
+/// `@file` mentions (Cursor rules, attached files): names, not the person's words.
+static MENTION: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?m)(?:^|\s)@[\w./-]+").expect("mention regex is valid"));
+
+fn words(text: &str) -> Words {
+    let text = ANSI.replace_all(text, "");
+    let mut own = String::new();
+    let mut pasted_lines = 0;
+    let mut pasted_chars = 0;
+    let mut error = None;
+    // Fenced blocks are pasted too: count them, look for an error in them.
+    let mut fence = false;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = !fence;
+            continue;
+        }
+        if fence || is_pasted(line) {
+            if !line.trim().is_empty() {
+                pasted_lines += 1;
+                pasted_chars += line.trim().chars().count();
+                if error.is_none() && ERROR_LINE.is_match(line) {
+                    error = Some(line.trim().to_string());
+                }
+            }
+            continue;
+        }
+        own.push_str(line);
+        own.push('\n');
+    }
+    let own = MENTION.replace_all(&prose(&own), " ").into_owned();
+    Words { own, pasted_lines, pasted_chars, error }
+}
+
+static HEADING: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^#{1,6}\s+\w").expect("heading regex is valid"));
+
+/// A prompt template or a slash command's expansion rather than a reply: long, with
+/// markdown headings.
+fn templated(text: &str) -> bool {
+    let p = prose(text);
+    p.chars().count() >= 1500 && p.lines().filter(|l| HEADING.is_match(l)).count() >= 2
+}
+
+/// The first sentences of the person's own words.
+fn head(own: &str) -> Vec<(&str, Option<char>)> {
+    let mut out = Vec::new();
+    let mut chars = 0;
+    for (s, end) in sentences(own) {
+        if out.len() >= HEAD_SENTENCES || chars >= HEAD_CHARS {
+            break;
+        }
+        chars += s.chars().count();
+        out.push((s, end));
+    }
+    out
+}
+
+/// A sentence that asks rather than reports.
+fn asks(s: &str, end: Option<char>) -> bool {
+    end == Some('?') && ASKS.is_match(s)
+}
+
+/// The first sentence where `re` matches as a report: not hedged, not a question.
+fn reported<'a>(sents: &[(&'a str, Option<char>)], re: &Regex, questions_ok: bool) -> Option<&'a str> {
+    sents.iter().find_map(|(s, end)| {
+        let m = re.find(s)?;
+        if HEDGE.is_match(clause_before(s, m.start())) || (!questions_ok && asks(s, *end)) {
+            return None;
+        }
+        // "I don't see the point" is an opinion, not a missing thing.
+        let rest = s[m.end()..].trim_start().to_lowercase();
+        if m.as_str().to_lowercase().contains(" see ")
+            && ["point", "need", "reason", "benefit", "value", "difference", "why", "how"]
+                .iter()
+                .any(|w| rest.starts_with(w))
+        {
+            return None;
+        }
+        Some(*s)
+    })
+}
+
+/// The sentence of an assistant message that claims the work done, if any.
+fn claim(m: &Message) -> Option<String> {
+    let p = prose(&m.text);
+    let sents = sentences(&p);
+    sents.iter().rev().find_map(|(s, end)| {
+        if *end == Some('?') {
+            return None;
+        }
+        let s = unbullet(s);
+        let at = CLAIM.find(s)?;
+        (!CLAIM_HEDGE.is_match(clause_before(s, at.start()))).then(|| s.to_string())
+    })
+}
+
+/// A sentence without its list marker ("- ", "* ", "2. ", "**").
+fn unbullet(s: &str) -> &str {
+    let t = s.trim_start_matches(['-', '*', '•', '+', ' ']);
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    if digits > 0 && t[digits..].starts_with(['.', ')']) { t[digits + 1..].trim_start() } else { t }
+}
+
+/// The last sentence of an assistant message asks the person something or offers.
+fn ends_asking(m: &Message) -> bool {
+    let p = prose(&m.text);
+    let sents = sentences(&p);
+    let Some((last, end)) = sents.last() else { return false };
+    *end == Some('?') || OFFER.is_match(last)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Failure,
+    Pasted,
+    Symptom,
+    No,
+    Challenge,
+    Redirect,
+}
+
+impl Detector for UserPushback {
+    fn id(&self) -> &'static str {
+        "user-pushback"
+    }
+
+    fn summary(&self) -> &'static str {
+        "The user corrected the assistant or reported that its work did not work (\"still failing\", \"no, …\")"
+    }
+
+    fn doc(&self) -> &'static str {
+        DOC
+    }
+
+    fn check(&self, view: &SessionView, out: &mut Vec<Finding>) {
+        let msgs = view.messages;
+        // The assistant message the previous finding answered, and that finding's turn.
+        let mut answered_before: Option<(usize, usize)> = None;
+        for (i, m) in msgs.iter().enumerate() {
+            if !m.is_typed_user() || m.sidechain || m.text.trim().is_empty() {
+                continue;
+            }
+            let lo = i.saturating_sub(ANSWER_WINDOW);
+            // The assistant's last message with text, and the person's previous turn.
+            let last = (lo..i).rev().find(|&j| msgs[j].role == Role::Assistant && !msgs[j].text.trim().is_empty());
+            let prev_turn = (lo..i).rev().find(|&j| msgs[j].is_typed_user());
+            let worked = (lo..i).any(|j| msgs[j].role == Role::Assistant);
+            // A success claim in the turn it answers (or the last words before it).
+            let from = match (prev_turn, last) {
+                (Some(p), Some(l)) if l < p => l,
+                (Some(p), _) => p + 1,
+                (None, _) => lo,
+            };
+            let claimed = (from..i)
+                .rev()
+                .filter(|&j| msgs[j].role == Role::Assistant && !msgs[j].text.trim().is_empty())
+                .find_map(|j| claim(&msgs[j]).map(|c| (j, c)));
+            let asked = last.is_some_and(|l| ASKED_OUTPUT.is_match(&prose(&msgs[l].text)));
+
+            let w = words(&m.text);
+            if templated(&m.text) {
+                continue;
+            }
+            // Sentences the person copied from the assistant's message are its words.
+            let before = last.map(|l| squash(&msgs[l].text).to_lowercase()).unwrap_or_default();
+            let sents: Vec<(&str, Option<char>)> = head(&w.own)
+                .into_iter()
+                .filter(|(s, _)| s.chars().count() < 20 || !before.contains(&squash(unbullet(s)).to_lowercase()))
+                .collect();
+            let own_chars: usize = w.own.split_whitespace().map(|t| t.chars().count() + 1).sum();
+
+            let mut found: Option<(Kind, String)> = None;
+            if let Some(s) = reported(&sents, &CHALLENGE, true) {
+                found = Some((Kind::Challenge, s.to_string()));
+            } else if let Some(s) = reported(&sents, &STRONG, false) {
+                found = Some((Kind::Failure, s.to_string()));
+            } else if claimed.is_some()
+                && !asked
+                && w.pasted_lines >= 2
+                && w.pasted_chars >= own_chars
+                && let Some(e) = &w.error
+            {
+                found = Some((Kind::Pasted, e.clone()));
+            } else if claimed.is_some()
+                && !asked
+                && let Some(s) = reported(&sents, &WEAK, false).filter(|s| !REQUEST.is_match(s))
+                && !sents.first().is_some_and(|(f, _)| APPROVAL.is_match(f))
+            {
+                found = Some((Kind::Symptom, s.to_string()));
+            } else if let Some(l) = last
+                && !ends_asking(&msgs[l])
+                && let Some((first, _)) = sents.first()
+                && let Some(c) = NO_START.captures(first)
+                && let Some(rest) = c.get(1)
+                && !NO_DECLINES.is_match(rest.as_str())
+                && rest.as_str().split_whitespace().count() >= 2
+            {
+                found = Some((Kind::No, first.to_string()));
+            } else if let Some(l) = last
+                && own_chars < 300
+                && let Some((first, end)) = sents.first()
+                && !asks(first, *end)
+                && LOCATED.is_match(first)
+                && ABSENT.is_match(&prose(&msgs[l].text))
+                && !ASKS_WHERE.is_match(&prose(&msgs[l].text))
+            {
+                found = Some((Kind::No, first.to_string()));
+            }
+            // The person stopped the assistant and says how it should be done instead.
+            if found.is_none()
+                && (lo..i)
+                    .rev()
+                    .find(|&j| msgs[j].role != Role::System)
+                    .is_some_and(|j| msgs[j].origin == Origin::Interrupt)
+                && own_chars < 400
+                && let Some((first, end)) = sents.first()
+                && !asks(first, *end)
+                && !NO_DECLINES.is_match(first)
+                && let Some(s) = reported(&sents, &REDIRECT, false)
+            {
+                found = Some((Kind::Redirect, s.to_string()));
+            }
+            let Some((kind, said)) = found else { continue };
+            if !worked {
+                // The first turn of a session pushes back only on earlier work it names.
+                if kind != Kind::Failure || !EARLIER.is_match(&said) {
+                    continue;
+                }
+            }
+            // What it answers: the claim, or the refusal it challenges, else the last words.
+            let refusal = (kind == Kind::Challenge)
+                .then(|| {
+                    (i.saturating_sub(REFUSAL_WINDOW)..i)
+                        .rev()
+                        .find(|&j| msgs[j].role == Role::Assistant && REFUSAL.is_match(&prose(&msgs[j].text)))
+                })
+                .flatten();
+            let answered = refusal.or(claimed.as_ref().map(|(j, _)| *j)).or(last);
+            // A second turn in a row on the same answer adds to the first pushback.
+            if let (Some(a), Some((b, k))) = (answered, answered_before)
+                && a == b
+                && !(k..i).any(|j| msgs[j].role == Role::Assistant)
+            {
+                continue;
+            }
+            if let Some(a) = answered {
+                answered_before = Some((a, i));
+            }
+            let mut evidence: Vec<u32> = answered.into_iter().map(|j| msgs[j].idx).collect();
+            if let Some(l) = last
+                && Some(l) != answered
+                && kind != Kind::Challenge
+            {
+                evidence.push(msgs[l].idx);
+            }
+            evidence.push(m.idx);
+            evidence.sort_unstable();
+            evidence.dedup();
+            let q = clip(&said, 100);
+            let verb = match kind {
+                Kind::Failure => "pushes back",
+                Kind::Pasted => "pastes an error",
+                Kind::Symptom => "reports a problem",
+                Kind::No => "corrects the assistant",
+                Kind::Challenge => "challenges the assistant's refusal",
+                Kind::Redirect => "interrupts the assistant and redirects it",
+            };
+            let context = match (kind, refusal, &claimed, answered) {
+                (Kind::Challenge, Some(j), _, _) => {
+                    let r = prose(&msgs[j].text);
+                    let s = sentences(&r)
+                        .into_iter()
+                        .find(|(s, _)| REFUSAL.is_match(s))
+                        .map(|(s, _)| clip(s, 80))
+                        .unwrap_or_default();
+                    format!(" (\"{s}\", {})", ago(m.idx, msgs[j].idx))
+                }
+                (_, _, Some((j, c)), _) if kind != Kind::Challenge => {
+                    format!(" after the assistant's \"{}\" ({})", clip(c, 80), ago(m.idx, msgs[*j].idx))
+                }
+                _ => String::new(),
+            };
+            out.push(Finding {
+                detector: self.id().into(),
+                key: m.idx,
+                evidence,
+                summary: format!("the user {verb}{context}: \"{q}\""),
+                command: None,
+            });
+        }
+    }
+}
+
+fn squash(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn ago(now: u32, then: u32) -> String {
+    let n = now.saturating_sub(then);
+    format!("{n} message{} earlier", if n == 1 { "" } else { "s" })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::fixture::{self, bash};
+
+    fn said(idx: u32, text: &str) -> Message {
+        fixture::said(idx, Role::Assistant, text)
+    }
+
+    fn user(idx: u32, text: &str) -> Message {
+        fixture::said(idx, Role::User, text)
+    }
+
+    fn run(msgs: &[Message]) -> Vec<Finding> {
+        fixture::check(&UserPushback, msgs)
+    }
+
+    fn keys(msgs: &[Message]) -> Vec<u32> {
+        run(msgs).iter().map(|f| f.key).collect()
+    }
+
+    #[test]
+    fn still_failing_after_a_fix_cites_the_claim() {
+        let msgs = vec![
+            user(1, "the CI badge is red, can you fix it?"),
+            bash(2, "git push", ""),
+            said(3, "I pinned the Python versions in ci.yml. This should address the failing badge."),
+            user(4, "Nope, the CI badge is still failing. Please check the workflows."),
+        ];
+        let f = run(&msgs);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].key, 4);
+        assert_eq!(f[0].evidence, vec![3, 4]);
+        assert_eq!(
+            f[0].summary,
+            "the user pushes back after the assistant's \"This should address the failing \
+             badge\" (1 message earlier): \"Nope, the CI badge is still failing\""
+        );
+    }
+
+    #[test]
+    fn a_traceback_pasted_after_done_is_pushback_unless_it_was_asked_for() {
+        let trace = "Traceback (most recent call last):\n  File \"app/main.py\", line 5, in <module>\n    from PySide6.QtWidgets import QAction\nImportError: cannot import name 'QAction'";
+        let msgs = vec![
+            user(1, "add the preview dialog"),
+            said(2, "Done - added the preview dialog. All 17 tests pass."),
+            user(3, trace),
+        ];
+        let f = run(&msgs);
+        assert_eq!(keys(&msgs), vec![3]);
+        assert_eq!(
+            f[0].summary,
+            "the user pastes an error after the assistant's \"All 17 tests pass\" (1 message earlier): \"Traceback (most \
+             recent call last):\""
+        );
+        // The assistant asked for it: a neutral report.
+        let asked = vec![
+            user(1, "the app won't start"),
+            said(2, "I changed the import. Run it again and paste the traceback if it still fails."),
+            user(3, trace),
+        ];
+        assert!(run(&asked).is_empty());
+        // Nothing was claimed: a new problem, not a failed fix.
+        let unclaimed = vec![said(1, "Let me look at the entry point next."), user(2, trace)];
+        assert!(run(&unclaimed).is_empty());
+    }
+
+    #[test]
+    fn corrections_challenges_and_redirects() {
+        // A plain "no" when nothing was asked.
+        let msgs = vec![
+            said(1, "I have created fix_shortcut.ps1 with the working dir set to M-Claude. Run it to apply."),
+            user(2, "no, set the working dir to \\M-Gemini"),
+        ];
+        assert_eq!(
+            run(&msgs)[0].summary,
+            "the user corrects the assistant after the assistant's \"I have created fix_shortcut.ps1 with the working dir set to M-Claude\" (1 message earlier): \"no, set the working dir to \\M-Gemini\""
+        );
+        // A refusal challenged: the refusal is the evidence.
+        let msgs = vec![
+            said(1, "I can't execute shell commands in this environment."),
+            said(2, "Please run this in your terminal: .\\make_shortcut.ps1"),
+            user(3, "you have permission to run the necessary shell commands"),
+        ];
+        let f = run(&msgs);
+        assert_eq!(f[0].evidence, vec![1, 3]);
+        assert!(
+            f[0].summary.starts_with("the user challenges the assistant's refusal (\"I can't execute"),
+            "{}",
+            f[0].summary
+        );
+        assert_eq!(keys(&[said(1, "I won't execute that command myself."), user(2, "why won't you run it?")]), vec![2]);
+        // Stopped mid-way and told how it should be done.
+        let msgs = vec![
+            bash(1, "rg '| None' src", "src/risk.py:42: x: list | None = None"),
+            Message { idx: 2, role: Role::User, origin: Origin::Interrupt, ..Message::default() },
+            user(3, "python3 should point to python 3.11. Please make it so"),
+        ];
+        assert_eq!(keys(&msgs), vec![3]);
+        // A conclusion that something is missing, corrected with where it is.
+        let msgs = vec![
+            said(1, "The M-Claude directory doesn't exist locally. Would you like me to clone it?"),
+            user(2, "M-Claude is in the Documents folder"),
+        ];
+        assert_eq!(keys(&msgs), vec![2]);
+    }
+
+    #[test]
+    fn other_languages() {
+        let claim = "J'ai mis à jour config.toml, le serveur est maintenant configuré.";
+        for (text, fires) in [
+            ("le serveur linear n'apparaît toujours pas", true),
+            ("es funktioniert immer noch nicht", true),
+            ("sigue fallando con el mismo error", true),
+            ("还是不行，报同样的错", true),
+            ("まだ動かない", true),
+            ("merci, parfait", false),
+            ("可以，开始实施", false),
+            ("ja, bitte als Nächstes das Gleiche für MicroCalc.Tui", false),
+        ] {
+            let got = keys(&[said(1, claim), user(2, text)]);
+            assert_eq!(got.len() == 1, fires, "{text}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn first_turn_counts_only_when_it_names_earlier_work() {
+        assert_eq!(keys(&[user(1, "le mcp tools n'apparaît tjrs pas")]), vec![1]);
+        assert_eq!(keys(&[user(1, "fix your startmenu shortcut, the window opens then closes quickly")]), vec![1]);
+        assert!(keys(&[user(1, "my wifi is not working, please troubleshoot")]).is_empty());
+    }
+
+    #[test]
+    fn near_misses() {
+        let done = "Done. I added the Build menu and all 36 tests pass.";
+        for text in [
+            "continue",
+            "yes",
+            "looks good, thanks",
+            "No, let's expand the firmware checks instead.",
+            "no need to restart it",
+            "Is it still running?",
+            "If it still fails, revert the change.",
+            "Add error handling for the failing upload case.",
+            "yes, also we have a broken Build Status, can we solve that?",
+            "Can you add a test for missing files?",
+            "I don't see the point of a second menu.",
+            "> all 36 tests pass\n\nGreat, now add the Help menu.",
+        ] {
+            assert!(keys(&[said(1, done), user(2, text)]).is_empty(), "{text}");
+        }
+        // "No" answering the assistant's question is an answer.
+        assert!(
+            keys(&[said(1, "Want me to add quick links to the Help menu?"), user(2, "No, add a status bar.")])
+                .is_empty()
+        );
+        // A location the assistant asked for is a clarification.
+        let asked = vec![
+            said(1, "I couldn't find M-Gemini. Could you provide the full path to the repository?"),
+            user(2, "the repo is located at \\Documents\\M-Gemini"),
+        ];
+        assert!(run(&asked).is_empty());
+        // The person copying the assistant's own sentence is not their complaint.
+        let quoted = vec![
+            said(1, "What is still not covered: the broad fixed-wait cleanup is still not done."),
+            user(2, "how do we fix\n - the broad fixed-wait cleanup is still not done."),
+        ];
+        assert!(run(&quoted).is_empty());
+        // Not the person: injected text, a subagent's prompt.
+        let injected = Message {
+            idx: 2,
+            role: Role::System,
+            origin: Origin::Injected,
+            text: "The build is still failing.".into(),
+            ..Message::default()
+        };
+        let mut sidechain = user(3, "The build is still failing.");
+        sidechain.sidechain = true;
+        assert!(run(&[said(1, done), injected, sidechain]).is_empty());
+        // A slash command's expanded template.
+        let template = format!(
+            "## User Input\n\nfix it\n\n## Outline\n\n{}It still fails when the script errors.",
+            "Run the setup script and parse its JSON. ".repeat(40)
+        );
+        assert!(keys(&[said(1, done), user(2, &template)]).is_empty());
+    }
+
+    #[test]
+    fn a_second_turn_on_the_same_answer_is_one_pushback() {
+        let msgs = vec![
+            said(1, "The fix is in: the run script should now work."),
+            user(2, "it doesn't work"),
+            user(3, "it still doesn't work, the same error"),
+            said(4, "I see, the path was wrong. Fixed it."),
+            user(5, "still broken"),
+        ];
+        assert_eq!(keys(&msgs), vec![2, 5]);
+    }
+}
