@@ -216,12 +216,9 @@ fn a_saved_v1_folder_is_one_conversation_with_thinking_blocks() {
 /// from their calls) — or, given the folder, the system prompt event was not recognised.
 #[test]
 fn the_real_v1_conversation_folder_reads_as_one_session() {
-    let dir = common::root()
-        .join("../shared/corpus-real-new/openhands/OpenHands_OpenHands-CLI/cli447_hi_followup_iterative_case_a");
-    if !dir.exists() {
-        eprintln!("skipping: ../shared is absent");
+    let Some(dir) = common::real_new("openhands/OpenHands_OpenHands-CLI/cli447_hi_followup_iterative_case_a") else {
         return;
-    }
+    };
     let first = dir.join("event-00000-12bead78-a27c-4319-a401-d358f4b8de7d.json");
     let s = &parse(&first)[0];
     assert_eq!(s.meta.id, "cli447_hi_followup_iterative_case_a");
