@@ -224,7 +224,13 @@ fn the_real_v1_conversation_folder_reads_as_one_session() {
     assert_eq!(s.meta.id, "cli447_hi_followup_iterative_case_a");
     let users = s.messages.iter().filter(|m| m.role == Role::User).count();
     let assistants = s.messages.iter().filter(|m| m.role == Role::Assistant).count();
-    assert_eq!((s.messages.len(), users, assistants), (11, 4, 6));
+    assert_eq!((s.messages.len(), users, assistants), (11, 1, 6));
+    // 7 MessageEvents with source user or agent; of the 4 from "user", only "hi" is the
+    // person's: the critic's 3 follow-ups are the SDK's, injected.
+    let followups: Vec<_> = s.messages.iter().filter(|m| m.text.starts_with("The task appears incomplete")).collect();
+    assert_eq!(followups.len(), 3);
+    assert!(followups.iter().all(|m| (m.role, m.origin) == (Role::System, Origin::Injected)));
+    assert_eq!(s.messages.iter().find(|m| m.is_typed_user()).unwrap().text, "hi");
     // 3 actions (file_editor view, terminal `ls -la`, finish), each with its observation.
     assert_eq!(call_counts(s), (3, 1, 0, 0));
     let ls = s.messages.iter().flat_map(|m| &m.calls).find(|c| c.name == "terminal").unwrap();
