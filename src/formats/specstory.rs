@@ -17,6 +17,11 @@
 //!   `<tool-use data-tool-type="shell" data-tool-name="Bash"><details><summary>…</summary>
 //!   … </details></tool-use>`: the command is the ```bash block or the `` `command` ``
 //!   line (or "Run command: …" in the summary), the output the last other fenced block.
+//!   Each agent writes its own body (see [`tool_from_body`]): VS Code Copilot's
+//!   `**Input:**` lists and `Parameters:`/`Result:` JSON, Gemini CLI's `Result:`, Codex
+//!   CLI's `Output:` (its shell commands are not written at all).
+//! - The earliest exports (`## SpecStory`, `## Title (1/20/2025, 10:28:43 AM)`) are the
+//!   old style with tool bubbles as bare untagged blocks: a command line or an edit.
 //!
 //! How parts become messages: a user section is one user message (typed; an empty one
 //! stays, empty). In agent sections, text starts a new assistant message and the tool
@@ -407,7 +412,11 @@ impl Parser {
     }
 
     fn flush_user(&mut self, sink: &mut dyn Sink) -> Result<()> {
-        if let Some(b) = self.user.take() {
+        if let Some(mut b) = self.user.take() {
+            // Claude Code's marker when the person stopped the reply, as its JSONL has it.
+            if b.msg.text.starts_with("[Request interrupted by user") {
+                b.msg.origin = Origin::Interrupt;
+            }
             self.asm.push(b.msg, None, b.at, sink)?;
         }
         Ok(())
