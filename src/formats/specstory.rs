@@ -139,9 +139,16 @@ fn role_header(line: &str) -> Option<Header> {
 }
 
 /// Split a trailing `2026-02-10 22:17:46Z` / `2025-11-13 21:12:14-0700` /
-/// `2025-04-29 13:36:50` timestamp off the end of a header's details.
+/// `2025-04-29 13:36:50` / `2025-12-05T00:28:03.936Z` timestamp off the end of a header's details.
 fn split_time(s: &str) -> (&str, Option<DateTime<Utc>>) {
     let s = s.trim();
+    // Codex CLI exports: `gpt-5.1-codex-max 2025-12-05T00:28:03.936Z`.
+    let (head, last) = s.rsplit_once(' ').unwrap_or(("", s));
+    if last.contains('T')
+        && let Ok(t) = DateTime::parse_from_rfc3339(last)
+    {
+        return (head, Some(t.with_timezone(&Utc)));
+    }
     let mut parts: Vec<&str> = s.rsplitn(3, ' ').collect();
     if parts.len() < 2 {
         return (s, None);
@@ -1039,7 +1046,8 @@ fn tool_from_body(name: &str, shell: bool, summary: &str, after: &str, body: &[P
             .and_then(serde_json::Value::as_i64)
             .and_then(|c| i32::try_from(c).ok());
         if let serde_json::Value::Object(p) = p {
-            for (k, v) in p {
+            // The terminal's output is the result's, not kept twice.
+            for (k, v) in p.into_iter().filter(|(k, _)| k != "terminalCommandOutput") {
                 input.entry(k).or_insert(v);
             }
         }
@@ -1189,6 +1197,9 @@ mod tests {
         let h = role_header("_**Agent - sidechain (2025-11-13 21:12:14-0700)**_").unwrap();
         assert!(h.sidechain && h.model.is_none());
         assert_eq!(h.time.map(|t| t.to_rfc3339()).as_deref(), Some("2025-11-14T04:12:14+00:00"));
+        let h = role_header("_**Agent (gpt-5.1-codex-max 2025-12-05T00:28:03.936Z)**_").unwrap();
+        assert_eq!(h.model.as_deref(), Some("gpt-5.1-codex-max"));
+        assert_eq!(h.time.map(|t| t.to_rfc3339()).as_deref(), Some("2025-12-05T00:28:03.936+00:00"));
         let h = role_header("_**Agent (model gpt-5, mode Agent)**_").unwrap();
         assert_eq!(h.model.as_deref(), Some("gpt-5"));
         assert!(role_header("_**Note**_").is_none());
