@@ -37,11 +37,7 @@ fn checkpoint_history_joins_function_responses() {
 /// compression summary.
 #[test]
 fn the_real_content_array_reads_with_its_preamble_and_summary() {
-    let path = common::root().join("../shared/corpus-real-new/gemini_cli/google-gemini_gemini-cli/trajectory.json");
-    if !path.exists() {
-        eprintln!("skipping: ../shared is absent");
-        return;
-    }
+    let Some(path) = common::real_new("gemini_cli/google-gemini_gemini-cli/trajectory.json") else { return };
     let parsed = formats::parse_file(&path, None).unwrap();
     assert_eq!(parsed.format.id(), "gemini-checkpoint");
     let s = &parsed.sessions[0];

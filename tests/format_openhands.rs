@@ -216,18 +216,21 @@ fn a_saved_v1_folder_is_one_conversation_with_thinking_blocks() {
 /// from their calls) — or, given the folder, the system prompt event was not recognised.
 #[test]
 fn the_real_v1_conversation_folder_reads_as_one_session() {
-    let dir = common::root()
-        .join("../shared/corpus-real-new/openhands/OpenHands_OpenHands-CLI/cli447_hi_followup_iterative_case_a");
-    if !dir.exists() {
-        eprintln!("skipping: ../shared is absent");
+    let Some(dir) = common::real_new("openhands/OpenHands_OpenHands-CLI/cli447_hi_followup_iterative_case_a") else {
         return;
-    }
+    };
     let first = dir.join("event-00000-12bead78-a27c-4319-a401-d358f4b8de7d.json");
     let s = &parse(&first)[0];
     assert_eq!(s.meta.id, "cli447_hi_followup_iterative_case_a");
     let users = s.messages.iter().filter(|m| m.role == Role::User).count();
     let assistants = s.messages.iter().filter(|m| m.role == Role::Assistant).count();
-    assert_eq!((s.messages.len(), users, assistants), (11, 4, 6));
+    assert_eq!((s.messages.len(), users, assistants), (11, 1, 6));
+    // 7 MessageEvents with source user or agent; of the 4 from "user", only "hi" is the
+    // person's: the critic's 3 follow-ups are the SDK's, injected.
+    let followups: Vec<_> = s.messages.iter().filter(|m| m.text.starts_with("The task appears incomplete")).collect();
+    assert_eq!(followups.len(), 3);
+    assert!(followups.iter().all(|m| (m.role, m.origin) == (Role::System, Origin::Injected)));
+    assert_eq!(s.messages.iter().find(|m| m.is_typed_user()).unwrap().text, "hi");
     // 3 actions (file_editor view, terminal `ls -la`, finish), each with its observation.
     assert_eq!(call_counts(s), (3, 1, 0, 0));
     let ls = s.messages.iter().flat_map(|m| &m.calls).find(|c| c.name == "terminal").unwrap();

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{call_counts, corpus, root, uncovered_lines};
+use common::{call_counts, corpus, real_new, uncovered_lines};
 use debrief::formats;
 use debrief::model::{Origin, Role};
 
@@ -83,11 +83,7 @@ fn a_resumed_read_gives_the_same_messages() {
 
 #[test]
 fn the_real_session_reads_every_call_with_its_result() {
-    let path = root().join("../shared/corpus-real-new/pi_agent/rycerzes_trl/session.jsonl");
-    if !path.exists() {
-        eprintln!("skipping: ../shared is absent");
-        return;
-    }
+    let Some(path) = real_new("pi_agent/rycerzes_trl/session.jsonl") else { return };
     let parsed = formats::parse_file(&path, None).unwrap();
     assert_eq!(parsed.format.id(), "pi");
     assert!(parsed.bad.is_empty() && parsed.unknown.is_empty(), "{:?} {:?}", parsed.bad.len(), parsed.unknown);

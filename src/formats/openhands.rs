@@ -23,7 +23,9 @@
 //! - `agent_state_changed`, `change_agent_state`, `null` observations and `recall`
 //!   actions are bookkeeping; a `recall` observation's content is a system message.
 //!
-//! V1 events (`kind`): `MessageEvent` (user/agent message; `llm_message.content` parts),
+//! V1 events (`kind`): `MessageEvent` (user/agent message; `llm_message.content` parts;
+//! the critic's "The task appears incomplete (iteration …" follow-ups and the SDK's
+//! no-function-call nudge come with `source: user` but are injected system messages),
 //! `SystemPromptEvent`, `ActionEvent` (call `tool_name`/`tool_call_id`, text from
 //! `thought`, thinking from `reasoning_content` and `thinking_blocks`, command from `action.command`),
 //! `ObservationEvent` / `AgentErrorEvent` / `UserRejectObservation` (joined by
@@ -43,6 +45,12 @@ use super::{Assembler, At, Format, Input, NoRestart, Sink, json_reason, orphan_r
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
 
 pub struct OpenHands;
+
+/// Turns the agent SDK sends itself with `source: user`: the critic's iterative-refinement
+/// follow-up (`CriticBase.get_followup_prompt`, the CLI's `iteration n/max` variant) and
+/// the nudge after a response with neither a tool call nor a message. Not the person's.
+const SDK_USER_TURNS: &[&str] =
+    &["The task appears incomplete (iteration ", "Your last response did not include a function call or a message"];
 
 /// V0 action types that are not calls.
 const V0_BOOKKEEPING_ACTIONS: &[&str] = &["change_agent_state", "recall", "null"];
@@ -526,8 +534,9 @@ impl Conversation {
                 let thinking =
                     thinking_of(m.and_then(|m| m.get("reasoning_content")), m.and_then(|m| m.get("thinking_blocks")));
                 let role = m.and_then(|m| m.get("role")).and_then(Value::as_str).unwrap_or(source);
+                let nudge = SDK_USER_TURNS.iter().any(|p| text.trim_start().starts_with(p));
                 let (role, origin) = match role {
-                    "user" if source == "user" => (Role::User, Origin::Typed),
+                    "user" if source == "user" && !nudge => (Role::User, Origin::Typed),
                     "assistant" | "agent" => (Role::Assistant, Origin::Typed),
                     _ => (Role::System, Origin::Injected),
                 };

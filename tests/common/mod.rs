@@ -40,12 +40,29 @@ pub fn real_part(rel: &str, part: &str) -> Option<PathBuf> {
     shared_corpus(Some(part)).map(|d| d.join(rel))
 }
 
+/// `../shared/corpus-real-new`, the second set of real public transcripts (Gemini CLI's
+/// own history, pi, OpenHands V1, SpecStory exports of Copilot, Cursor, Codex CLI and
+/// Gemini CLI, …), or `None` after one line when absent: as [`real_dir`].
+pub fn real_new_dir() -> Option<PathBuf> {
+    shared_folder("corpus-real-new", None)
+}
+
+/// A file or folder of `../shared/corpus-real-new`; `None` (after one line on stderr)
+/// when that folder is absent, a failure when `DEBRIEF_REQUIRE_SHARED` is set.
+pub fn real_new(rel: &str) -> Option<PathBuf> {
+    real_new_dir().map(|d| d.join(rel))
+}
+
 fn shared_corpus(part: Option<&str>) -> Option<PathBuf> {
-    let dir = root().join("../shared/corpus-real");
+    shared_folder("corpus-real", part)
+}
+
+fn shared_folder(name: &str, part: Option<&str>) -> Option<PathBuf> {
+    let dir = root().join("../shared").join(name);
     if dir.is_dir() {
         return Some(dir);
     }
-    let why = "../shared/corpus-real not found (real transcripts beside the checkout)";
+    let why = format!("../shared/{name} not found (real transcripts beside the checkout)");
     let test = std::thread::current().name().unwrap_or("a test").to_string();
     if std::env::var_os(REQUIRE_SHARED).is_some_and(|v| v != "0") {
         panic!("{test}: {why}, and {REQUIRE_SHARED} is set");
