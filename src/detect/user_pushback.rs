@@ -11,7 +11,10 @@
 //! - What it answers is the assistant's last message with text before the turn; a
 //!   success claim ("Done", "I've fixed …", "should now work", "all tests pass") is
 //!   looked for in the assistant's messages since the person's previous turn.
-//! - Four kinds of pushback, each with its own bar (see the doc below).
+//! - Seven kinds of pushback, each with its own bar (the doc below and
+//!   `docs/detectors.md`): a challenged refusal, a failure report or correction, a
+//!   pasted error or a symptom right after a success claim, a plain "no, …", a location
+//!   given after "X doesn't exist", a redirect right after an interrupt.
 
 use std::sync::LazyLock;
 
@@ -51,7 +54,11 @@ person had to step in:
 - a plain "no, …" correction ("no, set the working dir to …") when the assistant had
   not asked a question;
 - a challenge to a refusal: "why won't you run it?", "you have permission to run the
-  commands", "I'm confident you can restart yourself".
+  commands", "I'm confident you can restart yourself";
+- a location given after the assistant concluded something was not there ("M-Claude is
+  in the Documents folder" after "the directory doesn't exist locally");
+- a redirect right after the person interrupted the assistant ("python3 should point
+  to python 3.11").
 
 The key message is the person's turn. The evidence is the assistant message it
 answers: the one holding the success claim or the refusal, else the assistant's last
@@ -85,7 +92,8 @@ claims they answer are where a write-up should look for what the agent did not v
   a traceback), and errors pasted when the assistant had claimed nothing.
 - Questions ("is it still running?", "does it support X?"), conditionals ("if it still
   fails, revert"), and words quoted from the assistant or inside code blocks.
-- Text a harness or another agent put in a user turn.
+- Text the harness put in a user record (reminders, tool results, command echoes) and
+  a subagent's prompt; a slash command's expanded template.
 "###;
 
 /// Hedges that make a cue conditional or a wish rather than a report.
