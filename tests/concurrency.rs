@@ -156,10 +156,14 @@ fn a_session_written_while_indexed_arrives_whole_and_never_half() {
     std::fs::write(&finished, &full).expect("write");
     let whole = common::parse(&finished).remove(0).messages;
 
-    // The agent writes in pieces that end anywhere, mid-line included.
+    // The agent writes in pieces that end anywhere, mid-line included. It holds back
+    // its last piece until three index runs have read the file mid-write, so the test
+    // does not depend on how fast this machine indexes.
+    let started = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let writer = {
         let path = path.clone();
         let bytes = full.clone().into_bytes();
+        let started = started.clone();
         std::thread::spawn(move || {
             let mut f = std::fs::OpenOptions::new().append(true).open(&path).expect("open");
             let mut at = 0;
@@ -167,6 +171,11 @@ fn a_session_written_while_indexed_arrives_whole_and_never_half() {
             while at < bytes.len() {
                 step = (step * 7919 + 13) % 3000 + 1;
                 let end = (at + step).min(bytes.len());
+                if end == bytes.len() {
+                    while started.load(std::sync::atomic::Ordering::SeqCst) < 3 {
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                }
                 f.write_all(&bytes[at..end]).expect("append");
                 f.flush().expect("flush");
                 at = end;
@@ -177,6 +186,7 @@ fn a_session_written_while_indexed_arrives_whole_and_never_half() {
     let mut runs = 0;
     let mut seen_partial_tail = false;
     while !writer.is_finished() || runs == 0 {
+        started.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let out = debrief(&ix).args(["index"]).arg(&dir).output().expect("run");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "index while the file grows: {err}");
