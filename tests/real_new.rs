@@ -352,7 +352,7 @@ fn raw_counts_agree_with_the_manifest() {
     }
 }
 
-fn find_call<'a>(s: &'a Session, what: impl Fn(&Call) -> bool) -> &'a Call {
+fn find_call(s: &Session, what: impl Fn(&Call) -> bool) -> &Call {
     all_calls(s).find(|c| what(c)).expect("the call")
 }
 
