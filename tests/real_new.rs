@@ -42,9 +42,9 @@ const FILES: &[Row] = &[
     ("specstory/destyler_destyler/2025-11-24_02-36Z-hover-card-test-failures-and-cleanup-solutions.md", "specstory", 1, 6, 3, (0, 0, 0, 0)),
     ("specstory/destyler_destyler/2025-11-27_05-48Z-adding-cleanup-function-to-tooltip-tests.md", "specstory", 1, 3, 1, (8, 0, 0, 0)),
     ("specstory/kevinslin_skillz/2025-11-06_15-07Z-fix-eslint-configuration-for-typescript.md", "specstory", 1, 24, 1, (23, 9, 0, 16)),
-    ("specstory/peterRD5113_demo/2026-03-08_16-12Z-document-parsing-error-missing-column.md", "specstory", 1, 525, 44, (367, 158, 0, 186)),
-    ("specstory/peterRD5113_demo/2026-03-09_06-05Z-document-upload-issues.md", "specstory", 1, 166, 20, (64, 3, 0, 48)),
-    ("specstory/peterRD5113_demo/2026-03-09_07-50Z-typeerror-in-clauseitem-component.md", "specstory", 1, 367, 32, (301, 119, 0, 147)),
+    ("specstory/peterRD5113_demo/2026-03-08_16-12Z-document-parsing-error-missing-column.md", "specstory", 1, 469, 44, (423, 158, 56, 186)),
+    ("specstory/peterRD5113_demo/2026-03-09_06-05Z-document-upload-issues.md", "specstory", 1, 153, 20, (77, 3, 13, 48)),
+    ("specstory/peterRD5113_demo/2026-03-09_07-50Z-typeerror-in-clauseitem-component.md", "specstory", 1, 337, 32, (331, 119, 30, 147)),
     ("specstory/robin-collins_Roo-Cline/debugging-configuration-profile-issues-in-roo-cline.md", "specstory", 1, 117, 16, (72, 8, 0, 72)),
     ("specstory/robin-collins_Roo-Cline/resolving-lint-errors-in-code.md", "specstory", 1, 7, 2, (3, 0, 0, 3)),
 ];
@@ -144,6 +144,9 @@ struct Raw {
     shell_without_command: usize,
     /// A `Cancelled` bubble: a call the person stopped.
     cancelled: usize,
+    /// Cursor's failed tool bubbles, a part of one line: `Error: StrReplace failed: …`,
+    /// `File not found: PATH`.
+    failed_bubbles: usize,
     /// The earliest exports' tool bubbles: an `_**Assistant**_` section that is one
     /// untagged fenced block and nothing else (a command line or an edit).
     bare_bubbles: usize,
@@ -183,6 +186,13 @@ fn raw_specstory(text: &str) -> Raw {
         }
         if t == "Cancelled" {
             raw.cancelled += 1;
+        }
+        let failure = (t.starts_with("Error: ") && t.contains(" failed: ")) || t.starts_with("File not found: ");
+        if failure && !in_tool {
+            let before = lines[..i].iter().rev().map(|l| l.trim()).find(|l| !l.is_empty());
+            let after = lines[i + 1..].iter().map(|l| l.trim()).find(|l| !l.is_empty());
+            let part_edge = |l: Option<&str>| l.is_none_or(|l| l == "---" || l.starts_with("_**"));
+            raw.failed_bubbles += usize::from(part_edge(before) && part_edge(after));
         }
         if t.starts_with("<tool-use") {
             raw.tool_uses += 1;
@@ -272,15 +282,15 @@ fn specstory_exports_count_as_their_headers_and_tool_blocks() {
         // text (with the thinking before it and the calls after it), as a reader groups
         // a reply. Consecutive agent headers of one reply therefore merge (Copilot writes
         // a header per tool: 52 headers are 8 messages), and an agent section whose
-        // `---` parts alternate text and tools splits (Cursor: 43 headers, 481 messages).
+        // `---` parts alternate text and tools splits (Cursor: 43 headers, 425 messages).
         // Checked instead: no message is empty (above), and every line is in a message
         // (below).
         let assistants = s.messages.iter().filter(|m| m.role == Role::Assistant).count();
         assert!(assistants > 0 || raw.agents == 0, "{rel}");
-        // Every tool-use block is a call, and so is every `Cancelled` bubble (the MANIFEST
-        // counts neither the latter nor the earliest export's bare bubbles).
+        // Every tool-use block is a call, and so is every `Cancelled` or failure bubble
+        // (the MANIFEST counts neither these nor the earliest export's bare bubbles).
         let (calls, commands, failed, _) = call_counts(s);
-        assert_eq!(calls, raw.tool_uses + raw.cancelled + raw.bare_bubbles, "{rel}: calls");
+        assert_eq!(calls, raw.tool_uses + raw.cancelled + raw.failed_bubbles + raw.bare_bubbles, "{rel}: calls");
         // Shell calls with the command they ran. The old style's ```bash/```sh fences
         // that the MANIFEST counts as calls are commands suggested in the reply's text
         // (the person ran them and pasted the errors): they stay in the text.
@@ -298,7 +308,7 @@ fn specstory_exports_count_as_their_headers_and_tool_blocks() {
             "{rel}: a suggested command left the text ({in_text} < {})",
             raw.shell_fences
         );
-        assert_eq!(failed, raw.failed, "{rel}: failed calls");
+        assert_eq!(failed, raw.failed + raw.failed_bubbles, "{rel}: failed calls");
         let lost = uncovered_lines(&path, &sessions, specstory_structure);
         assert!(lost.is_empty(), "{rel}: lines in no message: {:?}", &lost[..lost.len().min(5)]);
     }
@@ -492,6 +502,13 @@ fn cursor_exports_unescape_output_and_keep_long_summaries() {
     // `Cancelled` bubbles are interrupted calls.
     let cancelled = all_calls(s).filter(|c| c.result.as_ref().is_some_and(|r| r.interrupted)).count();
     assert_eq!(cancelled, 5);
+    // Cursor's failed-tool bubbles: 53 failed edits, 3 reads of a missing file.
+    let strreplace = all_calls(s).filter(|c| c.name == "StrReplace").collect::<Vec<_>>();
+    assert_eq!(strreplace.len(), 53);
+    assert!(strreplace.iter().all(|c| c.result.as_ref().unwrap().is_error));
+    assert_eq!(output(strreplace[0]), "Error: StrReplace failed: old_string not found");
+    let missing = all_calls(s).filter(|c| c.name == "read_file" && output(c).starts_with("File not found: ")).count();
+    assert_eq!(missing, 3);
     // A search's counts are in `Additional data:`.
     let rg = find_call(s, |c| c.name == "ripgrep_raw_search");
     assert!(output(rg).contains("\"totalMatches\": 1"), "{}", output(rg));
