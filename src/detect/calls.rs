@@ -316,14 +316,26 @@ pub fn patch_files(patch: &str) -> Vec<String> {
 
 /// Files the commands of a shell script write to, with the index of the command that
 /// writes each.
+/// The heredoc bodies each command of `script` reads on stdin, by command: the
+/// script's heredocs, in order, shared out by each command's `<<` redirects.
+pub fn heredocs_by_command(script: &Script) -> Vec<&[String]> {
+    let mut at = 0usize;
+    script
+        .commands
+        .iter()
+        .map(|c| {
+            let n = c.redirects.iter().filter(|r| r.op == "<<" || r.op == "<<-").count();
+            let docs = script.heredocs.get(at..at + n).unwrap_or(&[]);
+            at += n;
+            docs
+        })
+        .collect()
+}
+
 pub fn script_edited_files(script: &Script) -> Vec<(usize, String)> {
     let mut all = Vec::new();
-    let mut heredoc = 0usize;
-    for (k, c) in script.commands.iter().enumerate() {
+    for ((k, c), docs) in script.commands.iter().enumerate().zip(heredocs_by_command(script)) {
         let mut files: Vec<String> = Vec::new();
-        let stdin_docs = c.redirects.iter().filter(|r| r.op == "<<" || r.op == "<<-").count();
-        let docs = script.heredocs.get(heredoc..heredoc + stdin_docs).unwrap_or(&[]);
-        heredoc += stdin_docs;
         for r in &c.redirects {
             if matches!(r.op, ">" | ">>" | ">|" | "&>" | "&>>")
                 && writes_a_file(&r.target)

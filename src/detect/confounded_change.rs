@@ -888,12 +888,9 @@ fn whole_writes(call: &Call) -> Vec<(usize, String, String)> {
     let Some(cmd) = call.command.as_deref() else { return Vec::new() };
     let script = shell::parse(cmd);
     let mut out = Vec::new();
-    let mut heredoc = 0usize;
-    for (k, c) in script.commands.iter().enumerate() {
-        let docs = c.redirects.iter().filter(|r| r.op == "<<" || r.op == "<<-").count();
-        let body = script.heredocs.get(heredoc).filter(|_| docs == 1).cloned();
-        heredoc += docs;
-        let Some(body) = body else { continue };
+    for ((k, c), docs) in script.commands.iter().enumerate().zip(super::calls::heredocs_by_command(&script)) {
+        let [body] = docs else { continue };
+        let body = body.clone();
         let target = match c.name() {
             "cat" => c.redirects.iter().find(|r| matches!(r.op, ">" | ">|")).map(|r| r.target.clone()),
             "tee" if !c.has_flag(Some('a'), Some("append")) => c.positionals().first().map(|f| f.to_string()),

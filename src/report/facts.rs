@@ -390,26 +390,19 @@ impl<'a> Builder<'a> {
         let mut calls: Vec<Vec<CallFacts>> =
             session.messages.iter().map(|m| m.calls.iter().map(|c| CallFacts::of(c, m)).collect()).collect();
         // A read of a background command's output reports that command's exit: it names
-        // the command it continues.
-        let started: std::collections::HashMap<&str, &str> = session
-            .messages
-            .iter()
-            .flat_map(|m| m.calls.iter().filter_map(|c| Some((c.id.as_str(), c.command.as_deref()?))))
-            .collect();
-        let labels: std::collections::HashMap<&str, String> = session
+        // the command it continues, and the time spent reading is that command's.
+        let started: std::collections::HashMap<&str, (&str, String)> = session
             .messages
             .iter()
             .zip(&calls)
-            .flat_map(|(m, facts)| m.calls.iter().zip(facts).map(|(c, f)| (c.id.as_str(), f.label.clone())))
+            .flat_map(|(m, facts)| m.calls.iter().zip(facts))
+            .filter_map(|(c, f)| Some((c.id.as_str(), (c.command.as_deref()?, f.label.clone()))))
             .collect();
         for (m, facts) in session.messages.iter().zip(&mut calls) {
             for (c, f) in m.calls.iter().zip(facts.iter_mut()) {
-                if let Some(cmd) = c.continues.as_deref().and_then(|id| started.get(id)) {
+                if let Some((cmd, label)) = c.continues.as_deref().and_then(|id| started.get(id)) {
                     f.continues = Some(super::text::clip(&super::text::one_line(cmd), 140));
-                    // Time spent reading a running command's output is that command's.
-                    if let Some(l) = c.continues.as_deref().and_then(|id| labels.get(id)) {
-                        f.label = l.clone();
-                    }
+                    f.label = label.clone();
                 }
             }
         }
