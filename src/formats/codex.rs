@@ -530,12 +530,6 @@ impl Format for Codex {
         let mut asm = Assembler::from_resume(input.resume());
         let mut sink = CarrySink { inner: sink, response_items: st.carry.response_items };
         let mut repaired = None;
-        // What the file held, to say so when none of it is a message.
-        let mut kinds: Vec<(String, u32)> = Vec::new();
-        let mut count = |kind: &str| match kinds.iter_mut().find(|(k, _)| k == kind) {
-            Some((_, n)) => *n += 1,
-            None => kinds.push((kind.to_string(), 1)),
-        };
         loop {
             let Some(line) = input.next_line()? else { break };
             let at = At::of(&line);
@@ -556,11 +550,9 @@ impl Format for Codex {
                         "not a JSON object".to_string()
                     };
                     sink.bad(BadRecord { line: Some(at.line), reason });
-                    count("unreadable");
                     continue;
                 }
             };
-            count(rec.kind.as_deref().unwrap_or("untyped"));
             if let Some(note) = note {
                 sink.bad(BadRecord { line: Some(at.line), reason: note.into() });
             }
@@ -569,17 +561,9 @@ impl Format for Codex {
             }
             sink.response_items = st.carry.response_items;
         }
+        // A rollout with no message (opened and left before the first prompt) is said
+        // by the shared rule for files read as nothing (`formats::Unread`).
         asm.finish(&mut sink)?;
-        if input.resume().is_none() && asm.next_idx() == 1 && !kinds.is_empty() {
-            let n: u32 = kinds.iter().map(|(_, n)| n).sum();
-            let held: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
-            anyhow::bail!(
-                "{}: no message in this Codex rollout ({n} record{}: {})",
-                input.path().display(),
-                if n == 1 { "" } else { "s" },
-                held.join(", ")
-            );
-        }
         let mut meta = st.meta;
         meta.format = "codex".into();
         meta.agent = "Codex CLI".into();
