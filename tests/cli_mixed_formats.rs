@@ -47,7 +47,10 @@ fn every_format_in_one_folder_indexes_in_one_run() {
     // read as nothing; nothing is unreadable, and the run succeeds.
     assert!(out.status.success(), "{err}");
     assert!(!err.contains("unreadable"), "{err}");
-    assert!(err.contains("session-alpha.jsonl: read as Codex CLI (format codex), but no message was found in it"), "{err}");
+    assert!(
+        err.contains("session-alpha.jsonl: read as Codex CLI (format codex), but no message was found in it"),
+        "{err}"
+    );
 
     // Every format has sessions in the index, and search reaches its messages.
     let out = debrief(&ix).args(["sessions", "--json", "--limit", "100000"]).output().unwrap();
