@@ -11,8 +11,8 @@ use anyhow::{Result, bail};
 use serde_json::json;
 
 use super::{Redaction, Style, Target, display_path, format_arg, index_dir, report_bad, targets};
+use crate::analysis::text::thousands;
 use crate::cli::{Cli, DetectArgs};
-use crate::detect::prose::thousands;
 use crate::detect::{self, Detector, Finding, Released, SessionStats, Stream};
 use crate::formats::{self, Format, Input, Sink, Unread};
 use crate::index::IndexDir;

@@ -38,9 +38,9 @@
 
 use std::collections::BTreeMap;
 
-use super::calls::{copies_to, edits, is_edit_tool, place_of};
-use super::prose::{and_list, clip};
 use super::{Detector, Finding, LOOKBACK, SessionView};
+use crate::analysis::calls::{copies_to, edits, is_edit_tool, place_of};
+use crate::analysis::text::{and_list, quote};
 use crate::model::{Call, Message};
 use crate::shell::{self, Script, SimpleCommand};
 
@@ -417,7 +417,7 @@ fn launch_of(c: &SimpleCommand) -> Option<Entry> {
         }
         _ if (c.program.starts_with("./") || c.program.starts_with('/') || c.program.contains("/bin/"))
             && name.bytes().any(|b| b.is_ascii_alphabetic())
-            && !super::calls::command_only_looks(c)
+            && !crate::analysis::calls::command_only_looks(c)
             && !is_system_tool(name) =>
         {
             let subs = subcommands(args);
@@ -888,7 +888,7 @@ fn whole_writes(call: &Call) -> Vec<(usize, String, String)> {
     let Some(cmd) = call.command.as_deref() else { return Vec::new() };
     let script = shell::parse(cmd);
     let mut out = Vec::new();
-    for ((k, c), docs) in script.commands.iter().enumerate().zip(super::calls::heredocs_by_command(&script)) {
+    for ((k, c), docs) in script.commands.iter().enumerate().zip(crate::analysis::calls::heredocs_by_command(&script)) {
         let [body] = docs else { continue };
         let body = body.clone();
         let target = match c.name() {
@@ -1059,7 +1059,7 @@ fn setting_name(lines: &[String], at: usize) -> String {
     }
     chain.reverse();
     match chain.as_slice() {
-        [] => clip(line.trim(), 30),
+        [] => quote(line.trim(), 30),
         [one] => one.clone(),
         [top, second, ..] => format!("{top}.{second}"),
     }
@@ -1083,7 +1083,7 @@ fn env_changes(prev: &BTreeMap<String, String>, cur: &BTreeMap<String, String>) 
         if a == b {
             continue;
         }
-        let show = |v: Option<&String>| v.map_or_else(|| "unset".to_string(), |v| clip(v, 30));
+        let show = |v: Option<&String>| v.map_or_else(|| "unset".to_string(), |v| quote(v, 30));
         let group = n.replace("_MIN_", "_MINMAX_").replace("_MAX_", "_MINMAX_");
         groups.entry(group).or_default().push(EnvDiff { name: n.clone(), from: show(a), to: show(b) });
     }
@@ -1127,19 +1127,19 @@ fn flag_changes(prev: &Launch, cur: &Launch) -> Vec<Change> {
             continue;
         }
         out.push(Change {
-            text: if v.is_empty() { format!("--{k} (on→off)") } else { format!("--{k} ({}→unset)", clip(v, 30)) },
+            text: if v.is_empty() { format!("--{k} (on→off)") } else { format!("--{k} ({}→unset)", quote(v, 30)) },
         });
     }
     for (k, v) in &added {
         out.push(Change {
-            text: if v.is_empty() { format!("--{k} (off→on)") } else { format!("--{k} (unset→{})", clip(v, 30)) },
+            text: if v.is_empty() { format!("--{k} (off→on)") } else { format!("--{k} (unset→{})", quote(v, 30)) },
         });
     }
     for (k, v) in &cur.flags {
         if let Some(pv) = prev.flags.get(k)
             && pv != v
         {
-            out.push(Change { text: format!("--{k} ({}→{})", clip(pv, 30), clip(v, 30)) });
+            out.push(Change { text: format!("--{k} ({}→{})", quote(pv, 30), quote(v, 30)) });
         }
     }
     // By flag name, as a person scans them.

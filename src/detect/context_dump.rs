@@ -28,8 +28,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::empty_user_turn::is_empty_turn;
-use super::prose::{and_list, thousands};
 use super::{Detector, Finding, SessionView};
+use crate::analysis::text::{and_list, thousands};
 use crate::model::{Message, Origin, Role};
 
 pub struct ContextDump;

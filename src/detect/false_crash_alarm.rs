@@ -1,10 +1,10 @@
 //! `false-crash-alarm`: a check or a conclusion declared that the process failed, and
 //! later evidence in the session shows it had not.
 
-use super::liveness::{self, Alarm};
-use super::searches::clip;
-use super::statements::quote_from;
 use super::{Detector, Finding, SessionView};
+use crate::analysis::liveness::{self, Alarm};
+use crate::analysis::statements::quote_from;
+use crate::analysis::text::clip_line;
 use crate::model::{Message, Role};
 
 pub struct FalseCrashAlarm;
@@ -118,7 +118,7 @@ fn settle(msgs: &[Message], i: usize, support: &mut Vec<u32>) -> Option<Settled>
             return Some(Settled { pos, how: format!("the process reported ready: \"{line}\"") });
         }
         if let Some(s) = liveness::alive_statement(&n.text) {
-            return Some(Settled { pos, how: format!("the assistant found it up: \"{}\"", clip(&s, 70)) });
+            return Some(Settled { pos, how: format!("the assistant found it up: \"{}\"", clip_line(&s, 70)) });
         }
         if let Some((label, f)) = liveness::progress(n) {
             if let Some((prev_label, prev)) = &last_progress

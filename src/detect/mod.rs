@@ -9,7 +9,6 @@
 //! to that far from its key message. `detect`, `index` and `report` all use the same
 //! engine, so they agree on every finding.
 
-pub mod calls;
 pub mod confounded_change;
 pub mod context_dump;
 pub mod empty_user_turn;
@@ -17,14 +16,10 @@ pub mod false_crash_alarm;
 #[cfg(test)]
 mod fixture;
 pub mod grep_tail_pivot;
-pub mod liveness;
 pub mod noisy_search;
 pub mod polling_timeout;
-pub mod prose;
 pub mod retry_loop;
-pub mod searches;
 pub mod self_correction;
-pub mod statements;
 pub mod user_pushback;
 
 use std::collections::HashSet;

@@ -26,9 +26,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::calls::{failed, only_looks, output_says_it_failed};
-use super::prose::clip;
 use super::{Detector, Finding, LOOKAHEAD, SessionView};
+use crate::analysis::calls::{failed, only_looks, output_says_it_failed};
+use crate::analysis::text::quote;
 use crate::model::{Call, CallResult, Message, Origin, Role};
 use crate::shell::{self, SimpleCommand};
 
@@ -234,13 +234,13 @@ fn identity(call: &Call) -> Option<String> {
 /// A call as the summary names it: its command line, or the tool and the file it works on.
 fn shown(call: &Call) -> String {
     if let Some(cmd) = &call.command {
-        return clip(cmd.lines().find(|l| !l.trim().is_empty()).unwrap_or(""), 80);
+        return quote(cmd.lines().find(|l| !l.trim().is_empty()).unwrap_or(""), 80);
     }
     let file = ["file_path", "path", "notebook_path", "absolute_path"]
         .iter()
         .find_map(|k| call.input.get(*k).and_then(|v| v.as_str()));
     match file {
-        Some(f) => format!("{} {}", call.name, clip(f, 70)),
+        Some(f) => format!("{} {}", call.name, quote(f, 70)),
         None => call.name.clone(),
     }
 }
@@ -287,7 +287,7 @@ struct Chain {
 
 fn finding(id: &str, messages: &[Message], c: &Chain) -> Finding {
     let span = messages[c.last_pos].idx - messages[c.first_pos].idx + 1;
-    let how = if c.error.is_empty() { String::from("the same way") } else { format!("with `{}`", clip(&c.error, 70)) };
+    let how = if c.error.is_empty() { String::from("the same way") } else { format!("with `{}`", quote(&c.error, 70)) };
     // A result whose call was lost is known by its words alone.
     let what =
         if c.shown.is_empty() { String::from("A call whose record is unreadable") } else { format!("`{}`", c.shown) };

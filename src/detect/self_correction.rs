@@ -8,9 +8,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::liveness;
-use super::statements::{clause_before, hedged, prose, quote_from, sentences};
 use super::{Detector, Finding, SessionView};
+use crate::analysis::liveness;
+use crate::analysis::statements::{clause_before, hedged, prose, quote_from, sentences};
 use crate::model::{Message, Role};
 
 pub struct SelfCorrection;

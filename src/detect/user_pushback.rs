@@ -20,9 +20,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::prose::clip;
-use super::statements::{clause_before, prose, sentences};
 use super::{Detector, Finding, SessionView};
+use crate::analysis::statements::{clause_before, prose, sentences};
+use crate::analysis::text::quote;
 use crate::model::{Message, Origin, Role};
 
 pub struct UserPushback;
@@ -619,7 +619,7 @@ impl Detector for UserPushback {
             evidence.push(m.idx);
             evidence.sort_unstable();
             evidence.dedup();
-            let q = clip(&said, 100);
+            let q = quote(&said, 100);
             let verb = match kind {
                 Kind::Failure => "pushes back",
                 Kind::Pasted => "pastes an error",
@@ -634,12 +634,12 @@ impl Detector for UserPushback {
                     let s = sentences(&r)
                         .into_iter()
                         .find(|(s, _)| REFUSAL.is_match(s))
-                        .map(|(s, _)| clip(s, 80))
+                        .map(|(s, _)| quote(s, 80))
                         .unwrap_or_default();
                     format!(" (\"{s}\", {})", ago(m.idx, msgs[j].idx))
                 }
                 (_, _, Some((j, c)), _) if kind != Kind::Challenge => {
-                    format!(" after the assistant's \"{}\" ({})", clip(c, 80), ago(m.idx, msgs[*j].idx))
+                    format!(" after the assistant's \"{}\" ({})", quote(c, 80), ago(m.idx, msgs[*j].idx))
                 }
                 _ => String::new(),
             };

@@ -10,11 +10,11 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Serialize;
 
-use super::calls::CallFacts;
 use super::glossary::{Glossary, Term};
-use super::statements;
 use super::story::{Beat, Experiment, Moment, Paragraph, Quote, SearchFacts};
-use super::text::{clip, clock, duration, one_line, quote, secs_between, sentences, sentences_where};
+use crate::analysis::call_facts::CallFacts;
+use crate::analysis::claims;
+use crate::analysis::text::{clip, clock, duration, one_line, quote, secs_between, sentences, sentences_where};
 use crate::commands::display_path;
 use crate::detect::{self, Finding};
 use crate::model::{Message, Origin, Role, Session};
@@ -401,7 +401,7 @@ impl<'a> Builder<'a> {
         for (m, facts) in session.messages.iter().zip(&mut calls) {
             for (c, f) in m.calls.iter().zip(facts.iter_mut()) {
                 if let Some((cmd, label)) = c.continues.as_deref().and_then(|id| started.get(id)) {
-                    f.continues = Some(super::text::clip(&super::text::one_line(cmd), 140));
+                    f.continues = Some(crate::analysis::text::clip(&crate::analysis::text::one_line(cmd), 140));
                     f.label = label.clone();
                 }
             }
@@ -630,7 +630,7 @@ impl<'a> Builder<'a> {
         let mut skip: Vec<u32> = evidence.clone();
         skip.push(key);
         let context = self.story_before(first, &skip);
-        let reasoning = statements::reasoning(&key_msg.text, 260, 4);
+        let reasoning = claims::reasoning(&key_msg.text, 260, 4);
         let thinking: Vec<String> =
             Some(sentences(&key_msg.thinking, 5, 700)).filter(|t| !t.trim().is_empty()).into_iter().collect();
 
@@ -688,9 +688,9 @@ impl<'a> Builder<'a> {
             .take_while(|m| m.role != Role::User)
             .find(|m| m.role == Role::Assistant && !m.text.trim().is_empty())
             .and_then(|m| {
-                statements::statements(&m.text, 260)
+                claims::statements(&m.text, 260)
                     .into_iter()
-                    .find(|x| matches!(x.kind, statements::Kind::Retraction | statements::Kind::Conclusion))
+                    .find(|x| matches!(x.kind, claims::Kind::Retraction | claims::Kind::Conclusion))
                     .map(|x| Quote { idx: m.idx, text: x.text })
             })
             .filter(|_| subject.role == "assistant" && !subject.calls.is_empty());
@@ -1278,12 +1278,12 @@ impl<'a> Builder<'a> {
             .messages
             .iter()
             .enumerate()
-            .filter(|(j, m)| typed(m) && (!statements::is_nudge(&m.text) || !s.messages[..*j].iter().any(typed)))
+            .filter(|(j, m)| typed(m) && (!claims::is_nudge(&m.text) || !s.messages[..*j].iter().any(typed)))
             .map(|(i, _)| i)
             .collect();
         let mut nudges: Vec<Nudge> = Vec::new();
         let first_typed = starts.first().map(|&i| s.messages[i].idx);
-        for m in s.messages.iter().filter(|m| typed(m) && statements::is_nudge(&m.text) && Some(m.idx) != first_typed) {
+        for m in s.messages.iter().filter(|m| typed(m) && claims::is_nudge(&m.text) && Some(m.idx) != first_typed) {
             let t = one_line(m.text.trim());
             match nudges.iter_mut().find(|n| n.text.eq_ignore_ascii_case(&t)) {
                 Some(n) => n.count += 1,
@@ -1321,7 +1321,7 @@ impl<'a> Builder<'a> {
                 commands: calls.len(),
                 failed: calls.iter().filter(|c| c.failed()).count(),
                 launches: facts.iter().filter(|c| c.action == "launch").count(),
-                nudges: part[1..].iter().filter(|m| typed(m) && statements::is_nudge(&m.text)).count(),
+                nudges: part[1..].iter().filter(|m| typed(m) && claims::is_nudge(&m.text)).count(),
                 findings: timeline.iter().filter(|t| (s.messages[i].idx..=last).contains(&t.idx)).cloned().collect(),
             });
         }

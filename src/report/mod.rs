@@ -18,14 +18,11 @@
 //! is: the session's source path (`facts.session.source`), the user's own file, which a
 //! report cites and suggests `debrief report` commands with.
 
-pub mod calls;
 pub mod export;
 pub mod facts;
 pub mod glossary;
-pub mod statements;
 pub mod story;
 pub mod templates;
-pub mod text;
 
 use anyhow::Result;
 use serde::Serialize;

@@ -10,12 +10,13 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
 
-use super::calls::CallFacts;
 use super::facts::{Builder, Change};
-use super::statements::{self, Kind, is_nudge};
-use super::text::{clip, clock, duration, one_line, secs_between, sentences};
-use crate::detect::searches::human_bytes;
-use crate::detect::{Finding, SessionStats, liveness};
+use crate::analysis::call_facts::CallFacts;
+use crate::analysis::claims::{self, Kind, is_nudge};
+use crate::analysis::liveness;
+use crate::analysis::text::human_bytes;
+use crate::analysis::text::{clip, clock, duration, one_line, secs_between, sentences};
+use crate::detect::{Finding, SessionStats};
 use crate::model::{Message, Origin, Role};
 
 /// Characters of a quoted sentence.
@@ -386,7 +387,7 @@ fn basename(p: &str) -> String {
 
 /// The first statement of `kinds` in `text`.
 fn first_of(text: &str, kinds: &[Kind]) -> Option<String> {
-    statements::statements(text, QUOTE).into_iter().find(|s| kinds.contains(&s.kind)).map(|s| s.text)
+    claims::statements(text, QUOTE).into_iter().find(|s| kinds.contains(&s.kind)).map(|s| s.text)
 }
 
 /// A file that holds a plan: named like one, or written by a message that calls it one.
@@ -507,7 +508,7 @@ impl<'a> Builder<'a> {
     fn edits_of(&self, m: &Message) -> Vec<EditFacts> {
         let mut files: Vec<String> = Vec::new();
         for (c, f) in m.calls.iter().zip(self.facts_of(m)) {
-            let mut these = crate::detect::calls::edited_files(c);
+            let mut these = crate::analysis::calls::edited_files(c);
             if these.is_empty() && matches!(f.action, "edit" | "write") {
                 these.extend(f.file.clone());
             }
@@ -635,7 +636,7 @@ impl<'a> Builder<'a> {
                 break;
             }
             if after_outcome && n.role == Role::Assistant && !n.text.trim().is_empty() {
-                let st = statements::statements(&n.text, QUOTE);
+                let st = claims::statements(&n.text, QUOTE);
                 let concl: Vec<&str> = st
                     .iter()
                     .filter(|s| matches!(s.kind, Kind::Conclusion | Kind::Retraction))
@@ -707,7 +708,8 @@ impl<'a> Builder<'a> {
         let x = Experiment {
             idx: m.idx,
             time: clock(m.timestamp),
-            label: super::calls::entry_of_command(cmd, &now.program).unwrap_or_else(|| now.program.clone()),
+            label: crate::analysis::call_facts::entry_of_command(cmd, &now.program)
+                .unwrap_or_else(|| now.program.clone()),
             command: now.command_short.clone(),
             core: now.core.clone(),
             purpose: first_of(&m.text, &[Kind::Plan, Kind::Reason, Kind::Conclusion, Kind::Other]),
@@ -767,7 +769,7 @@ impl<'a> Builder<'a> {
             chars: o.map_or(0, |o| o.chars),
             share: o.map_or(0, |o| o.longest_share),
             dump: o.and_then(|o| o.dump.clone()),
-            dump_size: o.filter(|o| o.dump.is_some()).map(|o| human_bytes(o.dump_chars)),
+            dump_size: o.filter(|o| o.dump.is_some()).map(|o| human_bytes(o.dump_chars as u64)),
             dump_words: o.map(|o| o.dump_words.clone()).unwrap_or_default(),
             truncated: o.and_then(|o| o.truncated.clone()),
             purpose: first_of(&m.text, &[Kind::Plan, Kind::Reason]),
@@ -1156,7 +1158,7 @@ impl<'a> Builder<'a> {
             }
             // The last result with numbers in the segment.
             let found = msgs[a + 1..b].iter().rev().filter(|m| m.role == Role::Assistant).find_map(|m| {
-                let st = statements::statements(&m.text, QUOTE);
+                let st = claims::statements(&m.text, QUOTE);
                 let q: Vec<String> = st
                     .iter()
                     .filter(|x| x.kind == Kind::Conclusion && x.quantified)
@@ -1279,7 +1281,7 @@ impl<'a> Builder<'a> {
                         }
                         continue;
                     }
-                    let st = statements::statements(&m.text, QUOTE);
+                    let st = claims::statements(&m.text, QUOTE);
                     if let Some(r) = st.iter().find(|x| x.kind == Kind::Retraction) {
                         let mut b = Beat::new("retraction", m);
                         b.quotes.push(r.text.clone());

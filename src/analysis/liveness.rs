@@ -10,8 +10,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::calls;
-use super::searches::{self, clip, echoed_literals, payload};
+use super::searches::{self, echoed_literals, payload};
 use super::statements::{clause_before, hedged, prose, sentences};
+use super::text::clip_line;
 use crate::model::{Message, Role};
 use crate::shell::SimpleCommand;
 
@@ -139,11 +140,11 @@ pub fn describe_probe(c: &SimpleCommand) -> String {
             let pattern = c.flag_value(Some('e'), Some("regexp")).or_else(|| pos.first().copied()).unwrap_or("");
             let file = c.file_args().first().map(|f| f.rsplit('/').next().unwrap_or(f).to_string());
             Some(match file {
-                Some(f) => format!("'{}' {f}", clip(pattern, 30)),
-                None => format!("'{}'", clip(pattern, 30)),
+                Some(f) => format!("'{}' {f}", clip_line(pattern, 30)),
+                None => format!("'{}'", clip_line(pattern, 30)),
             })
         }
-        _ => (!pos.is_empty()).then(|| clip(&pos.iter().take(3).copied().collect::<Vec<_>>().join(" "), 40)),
+        _ => (!pos.is_empty()).then(|| clip_line(&pos.iter().take(3).copied().collect::<Vec<_>>().join(" "), 40)),
     };
     match what {
         Some(w) => format!("{name} {w}"),
@@ -193,7 +194,8 @@ pub fn alarm(m: &Message) -> Option<Alarm> {
             }
         }
     }
-    crash_statement(&m.text).map(|s| Alarm { what: format!("the assistant said \"{}\"", clip(&s, 80)), command: None })
+    crash_statement(&m.text)
+        .map(|s| Alarm { what: format!("the assistant said \"{}\"", clip_line(&s, 80)), command: None })
 }
 
 /// The sentence of `text` that states, without hedging, that the process crashed.
@@ -288,7 +290,7 @@ pub fn ready_line(m: &Message) -> Option<String> {
     for o in outputs(m) {
         for line in o.lines().rev() {
             if READY_LINE.is_match(line) && !NOT_READY.is_match(line) {
-                return Some(clip(line, 80));
+                return Some(clip_line(line, 80));
             }
         }
     }

@@ -8,8 +8,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Serialize;
 
+use super::liveness;
 use super::text::{clip, one_line, split_sentences};
-use crate::detect::liveness;
 
 /// What a sentence does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

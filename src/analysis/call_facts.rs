@@ -8,9 +8,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Serialize;
 
+use super::liveness;
+use super::searches::{LONG_LINE, Shape};
 use super::text::{clip, clock, one_line, secs_between};
-use crate::detect::liveness;
-use crate::detect::searches::{LONG_LINE, Shape};
 use crate::model::{Call, Message};
 use crate::shell::{self, SimpleCommand};
 
