@@ -38,7 +38,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Detector, Finding, LOOKBACK, SessionView};
+use super::{Detector, Finding, LOOKBACK, SessionView, Telling};
 use crate::analysis::calls::{copies_to, edits, is_edit_tool, place_of};
 use crate::analysis::text::{and_list, quote};
 use crate::model::{Call, Message};
@@ -135,6 +135,17 @@ impl Detector for ConfoundedChange {
                 }
             }
             last.insert(l.identity.clone(), n);
+        }
+    }
+    fn telling(&self) -> Telling {
+        Telling {
+            rank: 3,
+            beats: &["experiment"],
+            marks: Some(("experiment", "confounded")),
+            folds: true,
+            evidence_is_context: true,
+            threads: true,
+            ..Telling::DEFAULT
         }
     }
 }

@@ -28,7 +28,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::empty_user_turn::is_empty_turn;
-use super::{Detector, Finding, SessionView};
+use super::{Detector, Finding, SessionView, Telling};
 use crate::analysis::text::{and_list, thousands};
 use crate::model::{Message, Origin, Role};
 
@@ -152,6 +152,16 @@ impl Detector for ContextDump {
                 evidence.push(p.idx);
             }
             out.push(Finding { detector: self.id().into(), key: m.idx, evidence, summary: s, command: None });
+        }
+    }
+    fn telling(&self) -> Telling {
+        Telling {
+            rank: 7,
+            beats: &["recap"],
+            told_by: &["recap"],
+            with_tag: "with-context-dump",
+            joined_tag: "joined-context-dump",
+            ..Telling::DEFAULT
         }
     }
 }

@@ -6,7 +6,7 @@
 //! [`Message::is_typed_user`] plus blank text and no calls. A turn holding only an image
 //! is not empty: the parsers give it the text `[image]`.
 
-use super::{Detector, Finding, SessionView};
+use super::{Detector, Finding, SessionView, Telling};
 use crate::analysis::text::{quote, thousands};
 use crate::model::{Message, Role};
 
@@ -72,6 +72,15 @@ impl Detector for EmptyUserTurn {
                 summary: summarize(view, i),
                 command: None,
             });
+        }
+    }
+    fn telling(&self) -> Telling {
+        Telling {
+            rank: 8,
+            beats: &["empty-turn"],
+            told_by: &["empty-turn"],
+            with_tag: "with-empty-user-turn",
+            ..Telling::DEFAULT
         }
     }
 }

@@ -1,7 +1,7 @@
 //! `false-crash-alarm`: a check or a conclusion declared that the process failed, and
 //! later evidence in the session shows it had not.
 
-use super::{Detector, Finding, SessionView};
+use super::{Detector, Finding, SessionView, Telling};
 use crate::analysis::liveness::{self, Alarm};
 use crate::analysis::statements::quote_from;
 use crate::analysis::text::clip_line;
@@ -176,6 +176,16 @@ impl Detector for FalseCrashAlarm {
                 continue;
             }
             out.extend(finding(self.id(), msgs, i, alarm));
+        }
+    }
+    fn telling(&self) -> Telling {
+        Telling {
+            rank: 1,
+            beats: &["experiment", "wait", "conclusion"],
+            marks: Some(("experiment", "false-alarm")),
+            threads: true,
+            premise: true,
+            ..Telling::DEFAULT
         }
     }
 }

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Detector, Finding, SessionView};
+use super::{Detector, Finding, SessionView, Telling};
 use crate::analysis::searches::{self, PositionalRead, Search, Shape, payload};
 use crate::analysis::statements::{prose, sentences};
 use crate::analysis::text::{clip_line, human_bytes};
@@ -247,6 +247,15 @@ impl Detector for GrepTailPivot {
                     break 'calls;
                 }
             }
+        }
+    }
+    fn telling(&self) -> Telling {
+        Telling {
+            rank: 2,
+            beats: &["search", "read"],
+            told_by: &["read"],
+            with_tag: "with-grep-tail-pivot",
+            ..Telling::DEFAULT
         }
     }
 }

@@ -120,6 +120,57 @@ impl<'a> SessionView<'a> {
     }
 }
 
+/// How reports tell a detector's findings, so that a detector owns its place in a story
+/// as a ruff rule owns its message. The words themselves live in
+/// `templates/phrases.toml`, in the section named by the detector's id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Telling {
+    /// Which finding a story leads with when several fall on one message, lowest first:
+    /// the ones that change what the session believed before the ones that only measure.
+    pub rank: u8,
+    /// Kinds of story beat on the key message that the finding joins, preferred first;
+    /// with none that fits, the beat of the key message, else a beat of its own.
+    pub beats: &'static [&'static str],
+    /// Beat kinds whose own wording already tells the finding: the moment then adds only
+    /// what the beat does not say, and the beat gets the situation [`Telling::with_tag`].
+    pub told_by: &'static [&'static str],
+    pub with_tag: &'static str,
+    /// The situation of an arc step that also tells the next message's finding.
+    pub joined_tag: &'static str,
+    /// A beat kind the finding marks with a situation (`("experiment", "false-alarm")`);
+    /// with `folds`, the finding's facts fold into that beat instead of being told beside it.
+    pub marks: Option<(&'static str, &'static str)>,
+    pub folds: bool,
+    /// The evidence before the key is the episode's context (the previous launch and the
+    /// edits of a relaunch), not earlier attempts.
+    pub evidence_is_context: bool,
+    /// The finding is told again where its evidence reaches into a later range of an arc.
+    pub threads: bool,
+    /// The finding is a belief (a crash, a claim) that later evidence undid: episodes in
+    /// between stood on a premise that failed.
+    pub premise: bool,
+}
+
+impl Telling {
+    pub const DEFAULT: Telling = Telling {
+        rank: 9,
+        beats: &[],
+        told_by: &[],
+        with_tag: "with-finding",
+        joined_tag: "joined",
+        marks: None,
+        folds: false,
+        evidence_is_context: false,
+        threads: false,
+        premise: false,
+    };
+}
+
+/// How the detector with this id is told (the default for an id no detector has).
+pub fn telling(id: &str) -> Telling {
+    by_id(id).map(|d| d.telling()).unwrap_or(Telling::DEFAULT)
+}
+
 /// A debugging-pattern detector.
 pub trait Detector: Sync {
     /// Stable kebab-case id (the contract of `detect --json` and search filters).
@@ -132,6 +183,10 @@ pub trait Detector: Sync {
     /// Append findings for this window. Evidence must lie within [`LOOKBACK`] messages
     /// before and [`LOOKAHEAD`] after the key.
     fn check(&self, view: &SessionView, out: &mut Vec<Finding>);
+    /// How reports tell its findings.
+    fn telling(&self) -> Telling {
+        Telling::DEFAULT
+    }
 }
 
 /// Every detector, in a stable order.

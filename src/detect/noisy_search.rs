@@ -1,7 +1,7 @@
 //! `noisy-search`: a pattern search whose output was swamped by a few huge lines or
 //! truncated by the tool, so the matches it was after are buried.
 
-use super::{Detector, Finding, SessionView};
+use super::{Detector, Finding, SessionView, Telling};
 use crate::analysis::searches::{self, LONG_LINE, Shape, payload};
 use crate::analysis::text::human_bytes;
 
@@ -99,6 +99,9 @@ impl Detector for NoisySearch {
                 }
             }
         }
+    }
+    fn telling(&self) -> Telling {
+        Telling { rank: 6, beats: &["search", "read"], ..Telling::DEFAULT }
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Detector, Finding, LOOKAHEAD, SessionView};
+use super::{Detector, Finding, LOOKAHEAD, SessionView, Telling};
 use crate::analysis::liveness::{describe_probe, is_probe};
 use crate::analysis::searches::{self, echoed_literals, payload};
 use crate::analysis::text::clip_line;
@@ -297,6 +297,15 @@ impl Detector for PollingTimeout {
                 });
                 break;
             }
+        }
+    }
+    fn telling(&self) -> Telling {
+        Telling {
+            rank: 5,
+            beats: &["wait", "experiment"],
+            told_by: &["wait"],
+            with_tag: "with-polling-timeout",
+            ..Telling::DEFAULT
         }
     }
 }

@@ -26,7 +26,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Detector, Finding, LOOKAHEAD, SessionView};
+use super::{Detector, Finding, LOOKAHEAD, SessionView, Telling};
 use crate::analysis::calls::{failed, only_looks, output_says_it_failed};
 use crate::analysis::text::quote;
 use crate::model::{Call, CallResult, Message, Origin, Role};
@@ -152,6 +152,9 @@ impl Detector for RetryLoop {
             }
             out.push(finding(self.id(), view.messages, &c));
         }
+    }
+    fn telling(&self) -> Telling {
+        Telling { rank: 4, beats: &["failure", "test"], threads: true, ..Telling::DEFAULT }
     }
 }
 

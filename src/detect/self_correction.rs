@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Detector, Finding, SessionView};
+use super::{Detector, Finding, SessionView, Telling};
 use crate::analysis::liveness;
 use crate::analysis::statements::{clause_before, hedged, prose, quote_from, sentences};
 use crate::model::{Message, Role};
@@ -589,6 +589,17 @@ impl Detector for SelfCorrection {
             evidence.push(m.idx);
             evidence.sort_unstable();
             out.push(Finding { detector: self.id().into(), key: m.idx, evidence, summary, command: None });
+        }
+    }
+    fn telling(&self) -> Telling {
+        Telling {
+            rank: 0,
+            beats: &["retraction"],
+            told_by: &["retraction"],
+            with_tag: "with-self-correction",
+            joined_tag: "joined-self-correction",
+            premise: true,
+            ..Telling::DEFAULT
         }
     }
 }

@@ -586,7 +586,7 @@ impl<'a> Builder<'a> {
 
     /// The finding on message `key` that a story leads with.
     pub(super) fn lead_finding(&self, key: u32) -> Option<&'a Finding> {
-        self.findings.iter().filter(|f| f.key == key).min_by_key(|f| narrative_rank(&f.detector))
+        self.findings.iter().filter(|f| f.key == key).min_by_key(|f| detect::telling(&f.detector).rank)
     }
 
     fn episode_for(&self, key: u32, finding: Option<&Finding>) -> Option<EpisodeFacts> {
@@ -596,9 +596,10 @@ impl<'a> Builder<'a> {
         let evidence: Vec<u32> = finding.map(|f| f.evidence.clone()).unwrap_or_else(|| vec![key]);
         // Where the context stops: before the finding's first evidence — except for a
         // relaunch, whose evidence (the previous launch, the edits) is the context.
-        let first = match finding.map(|f| f.detector.as_str()) {
-            Some("confounded-change") => key,
-            _ => evidence.first().copied().unwrap_or(key).min(key),
+        let first = if finding.is_some_and(|f| detect::telling(&f.detector).evidence_is_context) {
+            key
+        } else {
+            evidence.first().copied().unwrap_or(key).min(key)
         };
 
         // Earlier attempts: the finding's evidence before the key; without that, the
@@ -803,17 +804,13 @@ impl<'a> Builder<'a> {
         let detector = ep.pattern.as_ref().map(|p| p.detector.as_str()).unwrap_or("");
         let mo = ep.moment.as_ref();
         // A crash believed before this moment and taken back after it.
-        let premise = self
-            .findings
-            .iter()
-            .filter(|f| matches!(f.detector.as_str(), "false-crash-alarm" | "self-correction"))
-            .find_map(|f| {
-                let m = self.moment(f);
-                let claimed = m.alarm.as_ref().or(m.claim.as_ref())?.idx;
-                let undone = m.retraction.as_ref().or(m.disproof.as_ref())?;
-                (claimed < ep.key && undone.idx > ep.key && undone.idx <= ep.key + 40)
-                    .then(|| (m.alarm.clone().or(m.claim.clone()), undone.clone()))
-            });
+        let premise = self.findings.iter().filter(|f| detect::telling(&f.detector).premise).find_map(|f| {
+            let m = self.moment(f);
+            let claimed = m.alarm.as_ref().or(m.claim.as_ref())?.idx;
+            let undone = m.retraction.as_ref().or(m.disproof.as_ref())?;
+            (claimed < ep.key && undone.idx > ep.key && undone.idx <= ep.key + 40)
+                .then(|| (m.alarm.clone().or(m.claim.clone()), undone.clone()))
+        });
         match detector {
             "grep-tail-pivot" | "noisy-search" | "" => {
                 if let Some(r) = &ep.read
@@ -945,7 +942,7 @@ impl<'a> Builder<'a> {
             _ => {}
         }
         if let Some((claim, undone)) = premise
-            && !matches!(detector, "false-crash-alarm" | "self-correction")
+            && !detect::telling(detector).premise
         {
             out.push(mk("process-crashed", "failed", claim.map(|c| c.text), Some(undone)));
         }
@@ -1061,7 +1058,7 @@ impl<'a> Builder<'a> {
                     == self.session.messages.partition_point(|m| m.idx <= prev.key)
             {
                 prev.joined.push(self.moment(lead));
-                prev.situations.insert(0, joined_tag(&lead.detector));
+                prev.situations.insert(0, detect::telling(&lead.detector).joined_tag);
                 continue;
             }
             if let Some(ep) = self.episode_for(k, Some(lead)) {
@@ -1115,7 +1112,7 @@ impl<'a> Builder<'a> {
             .findings
             .iter()
             .filter(|f| f.key < from && f.evidence.iter().any(|e| (from..=to).contains(e)))
-            .filter(|f| matches!(f.detector.as_str(), "false-crash-alarm" | "confounded-change" | "retry-loop"))
+            .filter(|f| detect::telling(&f.detector).threads)
             .map(|f| self.moment(f))
             .collect();
         let mut led: Vec<u32> = Vec::new();
@@ -1125,7 +1122,7 @@ impl<'a> Builder<'a> {
             }
             led.push(f.key);
             let mut on: Vec<&Finding> = in_range.iter().copied().filter(|g| g.key == f.key).collect();
-            on.sort_by_key(|g| narrative_rank(&g.detector));
+            on.sort_by_key(|g| detect::telling(&g.detector).rank);
             thread.extend(on.into_iter().map(|g| self.moment(g)));
         }
         thread.truncate(8);
@@ -1569,32 +1566,6 @@ fn ep_cites(ep: &EpisodeFacts) -> Vec<u32> {
     v.extend(ep.reading.iter().map(|q| q.idx));
     v.extend(ep.assumptions.iter().filter_map(|a| a.evidence.as_ref().map(|q| q.idx)));
     v
-}
-
-/// The situation of an arc step that also tells the next message's finding.
-fn joined_tag(detector: &str) -> &'static str {
-    match detector {
-        "context-dump" => "joined-context-dump",
-        "self-correction" => "joined-self-correction",
-        _ => "joined",
-    }
-}
-
-/// Which finding a story leads with when several fall on one message: the ones that
-/// change what the session believed first, the ones that only measure last.
-pub(super) fn narrative_rank(detector: &str) -> u8 {
-    match detector {
-        "self-correction" => 0,
-        "false-crash-alarm" => 1,
-        "grep-tail-pivot" => 2,
-        "confounded-change" => 3,
-        "retry-loop" => 4,
-        "polling-timeout" => 5,
-        "noisy-search" => 6,
-        "context-dump" => 7,
-        "empty-user-turn" => 8,
-        _ => 9,
-    }
 }
 
 /// What a failed call is, for grouping repeats: program and first non-flag argument.

@@ -16,7 +16,7 @@ use crate::analysis::claims::{self, Kind, is_nudge};
 use crate::analysis::liveness;
 use crate::analysis::text::human_bytes;
 use crate::analysis::text::{clip, clock, duration, one_line, secs_between, sentences};
-use crate::detect::{Finding, SessionStats};
+use crate::detect::{self, Finding, SessionStats};
 use crate::model::{Message, Origin, Role};
 
 /// Characters of a quoted sentence.
@@ -1372,18 +1372,9 @@ impl<'a> Builder<'a> {
         // Weave the findings into the beats of their key messages.
         for f in findings {
             let mo = self.moment(f);
+            let telling = detect::telling(&f.detector);
             let target = absorbed.get(&f.key).copied().or_else(|| {
-                let prefer: &[&str] = match f.detector.as_str() {
-                    "confounded-change" => &["experiment"],
-                    "false-crash-alarm" => &["experiment", "wait", "conclusion"],
-                    "polling-timeout" => &["wait", "experiment"],
-                    "self-correction" => &["retraction"],
-                    "noisy-search" | "grep-tail-pivot" => &["search", "read"],
-                    "empty-user-turn" => &["empty-turn"],
-                    "context-dump" => &["recap"],
-                    "retry-loop" => &["failure", "test"],
-                    _ => &[],
-                };
+                let prefer = telling.beats;
                 let of_key = |b: &Beat| {
                     b.idx == f.key
                         || b.experiment.as_ref().is_some_and(|x| x.wait.as_ref().is_some_and(|w| w.idx == f.key))
@@ -1399,31 +1390,24 @@ impl<'a> Builder<'a> {
                     let mut mo = mo;
                     // Where the beat's own wording tells the finding, the moment only
                     // adds what the beat does not say.
-                    let told = matches!(
-                        (f.detector.as_str(), b.kind),
-                        ("polling-timeout", "wait")
-                            | ("self-correction", "retraction")
-                            | ("empty-user-turn", "empty-turn")
-                            | ("context-dump", "recap")
-                            | ("grep-tail-pivot", "read")
-                    );
-                    if told {
+                    if telling.told_by.contains(&b.kind) {
                         mo.situations.insert(0, "told");
-                        b.situations.insert(0, with_tag(&f.detector));
-                        if f.detector == "empty-user-turn" {
+                        b.situations.insert(0, telling.with_tag);
+                        if mo.gap.is_some() {
                             b.elapsed = mo.gap.clone();
                         }
                     }
-                    if f.detector == "confounded-change" && b.kind == "experiment" {
-                        b.situations.insert(0, "confounded");
-                        if let (Some(x), Some(mx)) = (&mut b.experiment, &mo.experiment) {
-                            x.edits = mx.edits.clone();
-                            x.change_count = mx.change_count;
+                    if let Some((kind, situation)) = telling.marks
+                        && b.kind == kind
+                    {
+                        b.situations.insert(0, situation);
+                        if telling.folds {
+                            if let (Some(x), Some(mx)) = (&mut b.experiment, &mo.experiment) {
+                                x.edits = mx.edits.clone();
+                                x.change_count = mx.change_count;
+                            }
+                            continue;
                         }
-                        continue;
-                    }
-                    if f.detector == "false-crash-alarm" && b.kind == "experiment" {
-                        b.situations.insert(0, "false-alarm");
                     }
                     b.moments.push(mo);
                 }
@@ -1486,17 +1470,6 @@ fn alarm_probe(cmd: &str) -> Option<String> {
 /// The sentence that takes a crash or a claim back.
 fn retraction_in(text: &str) -> Option<String> {
     first_of(text, &[Kind::Retraction])
-}
-
-fn with_tag(detector: &str) -> &'static str {
-    match detector {
-        "polling-timeout" => "with-polling-timeout",
-        "self-correction" => "with-self-correction",
-        "empty-user-turn" => "with-empty-user-turn",
-        "context-dump" => "with-context-dump",
-        "grep-tail-pivot" => "with-grep-tail-pivot",
-        _ => "with-finding",
-    }
 }
 
 /// Files whose edits do not change what runs: notes, plans, docs (as the
