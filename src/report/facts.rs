@@ -190,6 +190,11 @@ pub struct EpisodeFacts {
     pub technologies: Vec<Term>,
     /// What came after, as beats.
     pub followed: Vec<Beat>,
+    /// Messages after the subject: what followed is "nothing" only when there are none.
+    pub after_count: usize,
+    /// The subject launched, edited or wrote something: a step that changes state
+    /// rather than reveals it.
+    pub changes_state: bool,
     /// Median length of assistant text in the session, for "N times longer".
     pub median_assistant_chars: usize,
     /// In an arc: findings of the next messages told in the same section (an empty
@@ -631,7 +636,9 @@ impl<'a> Builder<'a> {
         let mut skip: Vec<u32> = evidence.clone();
         skip.push(key);
         let context = self.story_before(first, &skip);
-        let reasoning = claims::reasoning(&key_msg.text, 260, 4);
+        // The reasons a step gives are the assistant's; a person's turn is told by its text.
+        let reasoning =
+            if key_msg.role == Role::Assistant { claims::reasoning(&key_msg.text, 260, 4) } else { Vec::new() };
         let thinking: Vec<String> =
             Some(sentences(&key_msg.thinking, 5, 700)).filter(|t| !t.trim().is_empty()).into_iter().collect();
 
@@ -645,6 +652,7 @@ impl<'a> Builder<'a> {
             .find(|c| c.action == "search")
             .cloned();
         let read = subject.calls.iter().find(|c| c.action == "read").cloned();
+        let subject_changes_state = subject.calls.iter().any(|c| matches!(c.action, "launch" | "edit" | "write"));
 
         let (changes, previous_launch) = self.changes_since_previous_launch(key_msg);
 
@@ -696,7 +704,19 @@ impl<'a> Builder<'a> {
             })
             .filter(|_| subject.role == "assistant" && !subject.calls.is_empty());
 
-        let followed = self.story_after(key, FOLLOW_MESSAGES, &[key]);
+        let mut followed = self.story_after(key, FOLLOW_MESSAGES, &[key]);
+        let after: Vec<&Message> = s.messages[s.messages.partition_point(|m| m.idx <= key)..]
+            .iter()
+            .filter(|m| m.role != Role::System)
+            .collect();
+        if followed.is_empty()
+            && let Some(m) =
+                after.iter().take(FOLLOW_MESSAGES).find(|m| m.role == Role::Assistant && !m.text.trim().is_empty())
+        {
+            // Steps the story does not tell (a plain answer, reads): the next words said.
+            followed.push(Beat::said(m, sentences(&m.text, 1, QUOTE)));
+        }
+        let after_count = after.len();
 
         // Technologies: what the episode's own messages mention.
         let (mut texts, mut commands): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
@@ -776,6 +796,8 @@ impl<'a> Builder<'a> {
             assumptions: Vec::new(),
             technologies,
             followed,
+            after_count,
+            changes_state: subject_changes_state,
             median_assistant_chars: self.median_text_chars(),
             joined: Vec::new(),
             cited: Vec::new(),

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Write the report-truth fixtures: small sessions with the shapes of real ones that the
+write-ups got wrong (issue 17), one file per shape, in the formats the real ones were in.
+Run from this folder: python3 gen.py (the files are committed; this is how they were made).
+"""
+import json
+
+SESSION = "5e55a1c0-7a11-4000-8000-0000000017aa"
+
+
+class Claude:
+    """Claude Code records (2.1.x): one line per content block, as the CLI streams them."""
+
+    def __init__(self, cwd="/home/ann/src/app"):
+        self.lines, self.n, self.parent, self.cwd = [], 0, None, cwd
+
+    def _push(self, kind, message, ts, **extra):
+        self.n += 1
+        uuid = f"00000000-0000-4000-8000-{self.n:012d}"
+        rec = {"parentUuid": self.parent, "isSidechain": False, "userType": "external", "cwd": self.cwd,
+               "sessionId": SESSION, "version": "2.1.30", "gitBranch": "main", "type": kind,
+               "message": message, "uuid": uuid, "timestamp": ts}
+        rec.update(extra)
+        self.parent = uuid
+        self.lines.append(json.dumps(rec, ensure_ascii=False))
+
+    def user(self, text, ts):
+        self._push("user", {"role": "user", "content": text}, ts)
+
+    def _block(self, mid, block, ts):
+        self._push("assistant", {"model": "claude-sonnet-4-5", "id": mid, "type": "message",
+                                 "role": "assistant", "content": [block]}, ts)
+
+    def text(self, mid, text, ts):
+        self._block(mid, {"type": "text", "text": text}, ts)
+
+    def thinking(self, mid, text, ts):
+        self._block(mid, {"type": "thinking", "thinking": text, "signature": "sig"}, ts)
+
+    def tool(self, mid, tid, name, inp, ts):
+        self._block(mid, {"type": "tool_use", "id": tid, "name": name, "input": inp}, ts)
+
+    def result(self, tid, content, ts, is_error=False):
+        self._push("user", {"role": "user", "content": [
+            {"tool_use_id": tid, "type": "tool_result", "content": content, "is_error": is_error}]},
+            ts, toolUseResult=content)
+
+    def write(self, path):
+        with open(path, "w") as f:
+            f.write("\n".join(self.lines) + "\n")
+
+
+def user_correction():
+    """A person corrects a wrong belief; the episode on that turn, and on the last message."""
+    c = Claude()
+    c.user("push my notes repository", "2026-03-05T10:00:00.000Z")
+    c.text("msg_a1", "Let me find the repository first.", "2026-03-05T10:00:04.000Z")
+    c.tool("msg_a1", "toolu_a1", "Bash", {"command": "cd ~/notes && git status"}, "2026-03-05T10:00:05.000Z")
+    c.result("toolu_a1", "Exit code 1\n(eval):cd:1: no such file or directory: /home/ann/notes",
+             "2026-03-05T10:00:06.000Z", is_error=True)
+    c.thinking("msg_a2", "It is not in the home folder. Maybe it has to be cloned from GitHub.",
+               "2026-03-05T10:00:09.000Z")
+    c.text("msg_a2", "The notes repository does not exist on this machine. Shall I clone it?",
+           "2026-03-05T10:00:10.000Z")
+    c.user("no, it is in ~/Documents/notes", "2026-03-05T10:00:30.000Z")
+    c.tool("msg_a3", "toolu_a3", "Bash", {"command": "cd ~/Documents/notes && git push"},
+           "2026-03-05T10:00:33.000Z")
+    c.result("toolu_a3", "Everything up-to-date", "2026-03-05T10:00:35.000Z")
+    c.text("msg_a4", "Pushed: the branch was already up to date with origin.", "2026-03-05T10:00:38.000Z")
+    c.write("claude-code-user-correction.jsonl")
+
+
+if __name__ == "__main__":
+    user_correction()
