@@ -19,6 +19,60 @@ use crate::commands::display_path;
 use crate::detect::{self, Finding};
 use crate::model::{Message, Origin, Role, Session};
 
+/// What a person asked, without what clients and prompt templates put around it: the
+/// `<ide_…>` tags an IDE adds; the IDE context before the Codex extension's "## My request
+/// for Codex:"; the input block of a template prompt ("## User Input" over a fenced
+/// block) — or, when that block is empty, the prompt itself from its next heading on; and
+/// a lead-in such as "Implement the following plan:" joined (with "…") to the heading of
+/// the document it introduces. Everything returned stands in the message as written.
+pub(super) fn request_text(text: &str) -> String {
+    let t = unwrapped_request(text);
+    if t.is_empty() { text.trim().to_string() } else { t }
+}
+
+fn unwrapped_request(text: &str) -> String {
+    static IDE_TAG: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?s)<ide_[a-z_]+>.*?</ide_[a-z_]+>").expect("static regex"));
+    static MY_REQUEST: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?im)^#+\s*my request for [\w .-]+:\s*$").expect("static regex"));
+    let mut t = IDE_TAG.replace_all(text, "").into_owned();
+    if let Some(m) = MY_REQUEST.find_iter(&t).last() {
+        t = t[m.end()..].to_string();
+    }
+    let lines: Vec<&str> = t.lines().collect();
+    let filled = |from: usize| (from..lines.len()).find(|&i| !lines[i].trim().is_empty());
+    if let Some(h) = filled(0).filter(|&h| lines[h].trim_start().starts_with('#'))
+        && let Some(open) = filled(h + 1).filter(|&o| lines[o].trim_start().starts_with("```"))
+        && let Some(close) = (open + 1..lines.len()).find(|&i| lines[i].trim_start().starts_with("```"))
+    {
+        let input = lines[open + 1..close].join("\n");
+        if !input.trim().is_empty() {
+            return input.trim().to_string();
+        }
+        // Nothing typed into the template: what it asks starts under its next heading.
+        if let Some(next) = (close + 1..lines.len()).find(|&i| lines[i].trim_start().starts_with('#')) {
+            return lines[next + 1..].join("\n").trim().to_string();
+        }
+    }
+    // A lead-in over a document ("Implement the following plan:" and its "# Plan: …").
+    let paras: Vec<&str> = t.split("\n\n").map(str::trim).filter(|p| !p.is_empty()).collect();
+    if let [lead, next, ..] = paras.as_slice()
+        && !lead.contains('\n')
+        && lead.ends_with(':')
+        && lead.chars().count() < 80
+        && next.starts_with('#')
+    {
+        let first = next.lines().next().unwrap_or("").trim_start_matches(['#', ' ']);
+        return format!("{lead} … {first}");
+    }
+    t.trim().to_string()
+}
+
+/// The first `n` sentences of what a person asked ([`request_text`]).
+pub(super) fn asked(text: &str, n: usize, max: usize) -> String {
+    sentences(&request_text(text), n, max)
+}
+
 /// Context events quoted before an episode.
 /// Messages after the key that "what followed" looks at.
 const FOLLOW_MESSAGES: usize = 5;
@@ -455,7 +509,7 @@ impl<'a> Builder<'a> {
             idx: m.idx,
             kind: "asked",
             time: clock(m.timestamp),
-            quote: sentences(&m.text, 3, 300),
+            quote: asked(&m.text, 3, 300),
             command: None,
             file: None,
             detail: None,
@@ -471,7 +525,7 @@ impl<'a> Builder<'a> {
             origin: m.origin,
             time: clock(m.timestamp),
             text: m.text.trim().to_string(),
-            gist: sentences(&m.text, 2, QUOTE),
+            gist: if m.is_typed_user() { asked(&m.text, 2, QUOTE) } else { sentences(&m.text, 2, QUOTE) },
             chars: m.char_len(),
             empty: m.text.trim().is_empty() && m.calls.is_empty(),
             thinking,
@@ -507,7 +561,7 @@ impl<'a> Builder<'a> {
         match (m.role, m.origin) {
             (Role::User, Origin::Interrupt) => out.push(base("interrupted", quote(&m.text, 80))),
             (Role::User, Origin::Typed) if m.text.trim().is_empty() => out.push(base("empty-turn", String::new())),
-            (Role::User, Origin::Typed) => out.push(base("asked", sentences(&m.text, 2, QUOTE))),
+            (Role::User, Origin::Typed) => out.push(base("asked", asked(&m.text, 2, QUOTE))),
             (Role::System, Origin::CompactSummary) => out.push(base("compacted", sentences(&m.text, 1, 160))),
             (Role::Assistant, _) => {
                 static PLAN: LazyLock<Regex> =
@@ -1326,7 +1380,7 @@ impl<'a> Builder<'a> {
                     idx: s.messages[i].idx,
                     kind: "asked",
                     time: clock(t0),
-                    quote: sentences(&s.messages[i].text, 2, QUOTE),
+                    quote: asked(&s.messages[i].text, 2, QUOTE),
                     command: None,
                     file: None,
                     detail: None,
@@ -1701,5 +1755,42 @@ fn situation_tags(subject: &MessageFacts, prior: &[MessageFacts], has_finding: b
             1 => "one-attempt",
             _ => "several-attempts",
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::request_text;
+
+    #[test]
+    fn a_request_is_quoted_without_its_wrappers() {
+        // The Codex IDE extension's context and heading.
+        let codex = "# Context from my IDE setup:\n\n## Active file: src/app.tsx\n\n## My request for Codex:\nlet's launch the dev server\n";
+        assert_eq!(request_text(codex), "let's launch the dev server");
+        // A template prompt's input block, typed into or left empty.
+        let typed = "\n## User Input\n\n```text\nPhase 2\n```\n\nYou **MUST** consider the user input before proceeding (if not empty).\n\n## Outline\n\n1. Run the checks.\n";
+        assert_eq!(request_text(typed), "Phase 2");
+        let empty = typed.replace("Phase 2\n", "\n");
+        assert_eq!(request_text(&empty), "1. Run the checks.");
+        // A lead-in joined to what it introduces.
+        let plan = "Implement the following plan:\n\n# Plan: Flow Diagram Refinements\n\n## Context\n\nSeven issues.";
+        assert_eq!(request_text(plan), "Implement the following plan: … Plan: Flow Diagram Refinements");
+        assert_eq!(
+            request_text("<ide_opened_file>The user opened a.py.</ide_opened_file>fix the import"),
+            "fix the import"
+        );
+    }
+
+    #[test]
+    fn a_plain_request_is_left_as_typed() {
+        for t in [
+            "fix the temp file permissions",
+            "# Why does the build fail?\n\nIt says `error[E0308]`.",
+            "Here is what I want:",
+            // A lead-in over pasted output, not a document: the paste is not the request.
+            "commit error:\n\n\u{1b}[1;33mRunning gitleaks scan...\u{1b}[0m\nFinding: 39 leaks",
+        ] {
+            assert_eq!(request_text(t), t.trim(), "{t:?}");
+        }
     }
 }

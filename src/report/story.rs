@@ -1034,7 +1034,7 @@ impl<'a> Builder<'a> {
                     mo.claim = Some(Quote { idx: a.idx, text: q });
                     mo.distance = Some(f.key.saturating_sub(a.idx));
                 }
-                let said = sentences(&key_msg.text, 1, QUOTE);
+                let said = super::facts::asked(&key_msg.text, 1, QUOTE);
                 mo.retraction = (!said.is_empty()).then_some(Quote { idx: f.key, text: said });
             }
             _ => {}
@@ -1067,7 +1067,7 @@ impl<'a> Builder<'a> {
             // Short sessions: the goal opens the recent story.
             beats.retain(|b| b.idx != g.idx);
             let mut goal = Beat::new("goal", g);
-            goal.quotes.push(sentences(&g.text, 2, 300));
+            goal.quotes.push(super::facts::asked(&g.text, 2, 300));
             beats.insert(0, goal);
         }
         trim_beats(&mut beats, RECENT_BEATS);
@@ -1140,7 +1140,7 @@ impl<'a> Builder<'a> {
             return vec![];
         };
         let mut g = Beat::new("goal", &msgs[goal]);
-        g.quotes.push(sentences(&msgs[goal].text, 2, 300));
+        g.quotes.push(super::facts::asked(&msgs[goal].text, 2, 300));
         beats.push(g);
         let requests: Vec<usize> =
             (goal + 1..end).filter(|&j| msgs[j].is_typed_user() && !is_nudge(&msgs[j].text)).collect();
@@ -1153,7 +1153,7 @@ impl<'a> Builder<'a> {
             let (a, b) = (w[0], w[1]);
             if a != goal {
                 let mut r = Beat::new("request", &msgs[a]);
-                r.quotes.push(sentences(&msgs[a].text, 2, QUOTE));
+                r.quotes.push(super::facts::asked(&msgs[a].text, 2, QUOTE));
                 beats.push(r);
             }
             // The last result with numbers in the segment.
@@ -1234,7 +1234,7 @@ impl<'a> Builder<'a> {
                 (Role::User, Origin::Typed) if is_nudge(&m.text) => {}
                 (Role::User, Origin::Typed) => {
                     let mut b = Beat::new("request", m);
-                    b.quotes.push(sentences(&m.text, 2, QUOTE));
+                    b.quotes.push(super::facts::asked(&m.text, 2, QUOTE));
                     beats.push(b);
                 }
                 (Role::System, Origin::CompactSummary) => {
