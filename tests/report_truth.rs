@@ -78,3 +78,16 @@ fn a_message_that_thinks_is_not_said_to_state_no_reasoning() {
     // The belief the user corrects two messages later is not "nothing taken for granted".
     assert!(!doc.contains("takes nothing for granted"), "{doc}");
 }
+
+#[test]
+fn a_call_the_user_stopped_or_refused_is_not_a_failure() {
+    let doc = snap("claude-code-user-stops.jsonl", Selector::Session);
+    assert!(doc.contains("three shell commands (one failed)"), "{doc}");
+    let failed = section(&doc, "Commands that failed most").expect("failures");
+    assert!(failed.contains("`gh auth status` failed once"), "{failed}");
+    assert!(!failed.contains("`gh auth login`") && !failed.contains("`gh repo clone"), "{failed}");
+    // Refused at the permission prompt; the near miss, a real failure, keeps its title.
+    let refused = snap("claude-code-user-stops.jsonl", Selector::Episode(5));
+    assert!(refused.starts_with("# When the user stopped `gh`"), "{refused}");
+    assert!(snap("claude-code-user-stops.jsonl", Selector::Episode(8)).starts_with("# When `gh` failed"));
+}

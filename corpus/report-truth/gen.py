@@ -70,5 +70,30 @@ def user_correction():
     c.write("claude-code-user-correction.jsonl")
 
 
+def user_stops():
+    """The person stops one call at the device-login prompt and refuses another at the
+    permission prompt; a third call really fails."""
+    c = Claude()
+    c.user("log in to GitHub", "2026-03-05T11:00:00.000Z")
+    c.tool("msg_b1", "toolu_b1", "Bash", {"command": "gh auth login"}, "2026-03-05T11:00:03.000Z")
+    c.result("toolu_b1", "Exit code 137\n[Request interrupted by user for tool use]\n! First copy your one-time code: AB12-CD34\n"
+             "Open this URL to continue in your web browser: https://github.com/login/device",
+             "2026-03-05T11:00:40.000Z", is_error=True)
+    c.user("[Request interrupted by user for tool use]", "2026-03-05T11:00:40.500Z")
+    c.user("try again", "2026-03-05T11:00:50.000Z")
+    c.tool("msg_b2", "toolu_b2", "Bash", {"command": "gh repo clone ann/notes ~/notes"}, "2026-03-05T11:00:53.000Z")
+    c.result("toolu_b2", "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was "
+             "a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user "
+             "to tell you how to proceed.", "2026-03-05T11:01:20.000Z", is_error=True)
+    c.user("[Request interrupted by user for tool use]", "2026-03-05T11:01:20.500Z")
+    c.user("just check the status", "2026-03-05T11:01:30.000Z")
+    c.tool("msg_b3", "toolu_b3", "Bash", {"command": "gh auth status"}, "2026-03-05T11:01:33.000Z")
+    c.result("toolu_b3", "Exit code 1\nYou are not logged into any GitHub hosts. To log in, run: gh auth login",
+             "2026-03-05T11:01:34.000Z", is_error=True)
+    c.text("msg_b4", "You are not logged in; run `gh auth login` in your terminal.", "2026-03-05T11:01:37.000Z")
+    c.write("claude-code-user-stops.jsonl")
+
+
 if __name__ == "__main__":
     user_correction()
+    user_stops()

@@ -168,7 +168,8 @@ impl CallFacts {
             let lines: Vec<&str> = body.lines().collect();
             let chars = body.chars().count();
             let longest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
-            let failed = r.is_error || r.exit_code.is_some_and(|c| c != 0);
+            // A call the person stopped or refused did not fail: it was stopped.
+            let failed = (r.is_error || r.exit_code.is_some_and(|c| c != 0)) && !r.interrupted;
             // The shape (a dump line, a truncation marker) matters for long outputs only.
             let maybe_cut = ["truncat", "omitted", "removed", "clipped", "too large"].iter().any(|k| body.contains(k));
             let shape = (longest >= LONG_LINE || maybe_cut).then(|| Shape::of(body));

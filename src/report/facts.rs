@@ -482,7 +482,9 @@ impl<'a> Builder<'a> {
         let calls: Vec<_> = s.messages.iter().flat_map(|m| &m.calls).filter(|c| c.command.is_some()).collect();
         let failed = calls
             .iter()
-            .filter(|c| c.result.as_ref().is_some_and(|r| r.is_error || r.exit_code.is_some_and(|x| x != 0)))
+            .filter(|c| {
+                c.result.as_ref().is_some_and(|r| (r.is_error || r.exit_code.is_some_and(|x| x != 0)) && !r.interrupted)
+            })
             .count();
         SessionInfo {
             id: m.id.clone(),
@@ -1734,7 +1736,9 @@ fn situation_tags(subject: &MessageFacts, prior: &[MessageFacts], has_finding: b
         });
     }
     if let Some(c) = calls.first() {
+        let stopped = c.output.as_ref().is_some_and(|o| o.interrupted);
         let tag = match (c.action, failed) {
+            _ if stopped => "stopped",
             ("test", true) => "test-failed",
             ("test", false) => "test-passed",
             ("launch", _) => "launch",

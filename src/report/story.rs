@@ -339,7 +339,7 @@ impl Beat {
         }
         match self.kind {
             "experiment" | "goal" => 8,
-            "request" | "retraction" | "failure" | "empty-turn" | "interrupt" | "compacted" => 7,
+            "request" | "retraction" | "failure" | "stopped" | "empty-turn" | "interrupt" | "compacted" => 7,
             "plan-file" | "test" | "recap" | "wait" => 6,
             "conclusion" => 5,
             "edits" => 4,
@@ -1287,7 +1287,12 @@ impl<'a> Builder<'a> {
                         b.quotes.push(r.text.clone());
                         beats.push(b);
                     }
-                    if let Some(c) = facts.iter().find(|c| c.failed() && c.action != "wait") {
+                    if let Some(c) = facts.iter().find(|c| c.output.as_ref().is_some_and(|o| o.interrupted)) {
+                        // Stopped or refused by the person: neither a failure nor a run.
+                        let mut b = Beat::new("stopped", m);
+                        b.command = c.command_short.clone().or_else(|| Some(c.tool.clone()));
+                        beats.push(b);
+                    } else if let Some(c) = facts.iter().find(|c| c.failed() && c.action != "wait") {
                         let mut b = Beat::new(if c.action == "test" { "test" } else { "failure" }, m);
                         b.situations.push("failed");
                         b.command = c.command_short.clone().or_else(|| Some(c.tool.clone()));
