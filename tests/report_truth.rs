@@ -91,3 +91,18 @@ fn a_call_the_user_stopped_or_refused_is_not_a_failure() {
     assert!(refused.starts_with("# When the user stopped `gh`"), "{refused}");
     assert!(snap("claude-code-user-stops.jsonl", Selector::Episode(8)).starts_with("# When `gh` failed"));
 }
+
+#[test]
+fn time_goes_to_what_took_it() {
+    let doc = snap("claude-code-batch.jsonl", Selector::Session);
+    let time = section(&doc, "Where the time went").expect("time");
+    // The 1 min 45 s before the first result went to writing the calls out: the todo
+    // list and the file write take no time, the shell command its own 3 s.
+    assert!(time.contains("tool calls took 3 s"), "{time}");
+    assert!(!time.contains("`TodoWrite`") && !time.contains("`Write`"), "{time}");
+    // The question waited on the person.
+    assert!(time.contains("Calls waiting on the user") && time.contains("took 3 min 30 s"), "{time}");
+    // A file left open for 45 minutes after two minutes of work spans two minutes.
+    let gm = snap("gemini-left-open.json", Selector::Session);
+    assert!(gm.contains("and 2 min long") && gm.contains("spans 2 min of wall-clock time"), "{gm}");
+}

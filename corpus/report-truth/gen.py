@@ -94,6 +94,71 @@ def user_stops():
     c.write("claude-code-user-stops.jsonl")
 
 
+def claude_batch():
+    """Calls composed in one message: the todo list and a long file written first, a shell
+    command last; nothing runs until the whole message is written. Then a question to the
+    person, answered minutes later."""
+    c = Claude()
+    c.user("write a pre-commit hook that runs the linter, and install it", "2026-03-05T12:00:00.000Z")
+    c.text("msg_c1", "I'll track this and write the hook.", "2026-03-05T12:00:05.000Z")
+    c.tool("msg_c1", "toolu_c1", "TodoWrite", {"todos": [{"content": "Write the hook", "status": "in_progress",
+                                                           "activeForm": "Writing the hook"}]}, "2026-03-05T12:00:06.000Z")
+    hook = "#!/bin/sh\n# Runs the linter on staged files.\n" + "ruff check $(git diff --cached --name-only -- '*.py')\n"
+    c.tool("msg_c1", "toolu_c2", "Write", {"file_path": "/home/ann/src/app/.git/hooks/pre-commit", "content": hook},
+           "2026-03-05T12:01:50.000Z")
+    c.tool("msg_c1", "toolu_c3", "Bash", {"command": "chmod +x .git/hooks/pre-commit && .git/hooks/pre-commit"},
+           "2026-03-05T12:01:51.000Z")
+    c.result("toolu_c1", "Todos have been modified successfully.", "2026-03-05T12:01:51.200Z")
+    c.result("toolu_c2", "File created successfully at: /home/ann/src/app/.git/hooks/pre-commit", "2026-03-05T12:01:51.400Z")
+    c.result("toolu_c3", "All checks passed!", "2026-03-05T12:01:54.000Z")
+    c.tool("msg_c2", "toolu_c4", "AskUserQuestion", {"questions": [{"question": "Also run the tests in the hook?",
+                                                                    "header": "Tests", "multiSelect": False,
+                                                                    "options": [{"label": "Yes"}, {"label": "No"}]}]},
+           "2026-03-05T12:02:00.000Z")
+    c.result("toolu_c4", 'User has answered your questions: "Also run the tests in the hook?"="No"',
+             "2026-03-05T12:05:30.000Z")
+    c.text("msg_c3", "The hook is installed and runs ruff on staged Python files.", "2026-03-05T12:05:35.000Z")
+    c.write("claude-code-batch.jsonl")
+
+
+def gemini(path, messages, start, updated):
+    """A Gemini CLI chat recording (session-*.json)."""
+    with open(path, "w") as f:
+        json.dump({"sessionId": "9d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6", "projectHash": "ab" * 32,
+                   "startTime": start, "lastUpdated": updated, "messages": messages}, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+
+
+def gemini_shell(call_id, command, output, exit_code, ts, status="success"):
+    body = (f"Command: {command}\nDirectory: (root)\nOutput: {output}\nError: (none)\nExit Code: {exit_code}\n"
+            "Signal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 4242")
+    return {"id": call_id, "name": "run_shell_command", "args": {"command": command}, "status": status,
+            "timestamp": ts, "result": [{"functionResponse": {"id": call_id, "name": "run_shell_command",
+                                                              "response": {"output": body}}}]}
+
+
+def gemini_left_open():
+    """Two minutes of work in a file whose "lastUpdated" is 45 minutes later (the window
+    was left open); the shell's own footer ("Error: (none)", "Process Group PGID") on
+    every output."""
+    gemini("gemini-left-open.json", [
+        {"id": "g1", "timestamp": "2026-01-02T09:00:00.000Z", "type": "user",
+         "content": "rename refind_x64.efi to grubx64.efi in E:\\EFI\\refind"},
+        {"id": "g2", "timestamp": "2026-01-02T09:00:10.000Z", "type": "gemini",
+         "content": "I will rename the rEFInd binary.",
+         "toolCalls": [gemini_shell("run_shell_command-1767344410000-1", "ren E:\\EFI\\refind\\refind_x64.efi grubx64.efi",
+                                    "(empty)", 0, "2026-01-02T09:00:40.000Z")]},
+        {"id": "g3", "timestamp": "2026-01-02T09:00:45.000Z", "type": "gemini",
+         "content": "I will check that the file is there.",
+         "toolCalls": [gemini_shell("run_shell_command-1767344445000-1", "dir E:\\EFI\\refind",
+                                    "grubx64.efi\nrefind.conf", 0, "2026-01-02T09:00:47.000Z")]},
+        {"id": "g4", "timestamp": "2026-01-02T09:02:00.000Z", "type": "gemini",
+         "content": "The binary is renamed to grubx64.efi."},
+    ], "2026-01-02T09:00:00.000Z", "2026-01-02T09:45:00.000Z")
+
+
 if __name__ == "__main__":
+    claude_batch()
+    gemini_left_open()
     user_correction()
     user_stops()

@@ -439,7 +439,9 @@ fn tool_step(call: &Call) -> Step {
     let action = match name.as_str() {
         "grep" | "glob" | "search" | "find" | "codebase_search" | "grep_search" => "search",
         "read" | "view" | "read_file" | "open" => "read",
-        "edit" | "multiedit" | "str_replace" | "str_replace_editor" | "apply_patch" | "notebookedit" => "edit",
+        "edit" | "multiedit" | "str_replace" | "str_replace_editor" | "replace" | "apply_patch" | "notebookedit" => {
+            "edit"
+        }
         "write" | "create" | "write_file" => "write",
         _ if call.input.as_str().is_some_and(|s| s.contains("*** Begin Patch")) => "edit",
         _ => "tool",

@@ -388,6 +388,9 @@ pub struct TimeUse {
     /// Time inside tool calls, per program (wait loops as "wait loop"), longest first.
     pub by_program: Vec<(String, String, i64)>,
     pub in_calls: Option<String>,
+    /// Time calls spent waiting on the person: questions, plans up for approval, calls
+    /// the person stopped or refused.
+    pub on_user: Option<String>,
     pub waiting_for_user: Option<String>,
     /// Stretches of more than half an hour with nothing happening (nights, lunch), and
     /// their sum: calls of editors and readers whose result came back that late count
@@ -497,13 +500,25 @@ impl<'a> Builder<'a> {
             source: display_path(&m.source),
             date: m.started.map(|t| t.format("%Y-%m-%d").to_string()),
             started: m.started.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()),
-            ended: m.ended.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()),
-            duration: secs_between(m.started, m.ended).filter(|d| *d > 0).map(duration),
+            ended: self.last_time().map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()),
+            duration: secs_between(m.started, self.last_time()).filter(|d| *d > 0).map(duration),
             messages: s.messages.len(),
             typed_user_turns: s.messages.iter().filter(|m| m.is_typed_user() && !m.text.trim().is_empty()).count(),
             commands: calls.len(),
             failed_commands: failed,
         }
+    }
+
+    /// The last moment the transcript shows something happen: its last message or result.
+    /// A file's own "last updated" stamp may come much later (the window left open).
+    fn last_time(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        let s = self.session;
+        let seen = s
+            .messages
+            .iter()
+            .flat_map(|m| m.timestamp.into_iter().chain(m.calls.iter().filter_map(|c| c.result.as_ref()?.timestamp)))
+            .max();
+        seen.or(s.meta.ended)
     }
 
     fn goal(&self) -> Option<Event> {
@@ -1552,10 +1567,10 @@ impl<'a> Builder<'a> {
         const PAUSE: i64 = 30 * 60;
         let s = self.session;
         // A transcript without timestamps spans "0 s": that is no span at all.
-        let total_secs = secs_between(s.meta.started, s.meta.ended).filter(|d| *d > 0);
+        let total_secs = secs_between(s.meta.started, self.last_time()).filter(|d| *d > 0);
         let mut by_program: BTreeMap<String, i64> = BTreeMap::new();
         let mut calls: Vec<(i64, Event)> = Vec::new();
-        let (mut in_calls, mut in_waits) = (0i64, 0i64);
+        let (mut in_calls, mut in_waits, mut on_user) = (0i64, 0i64, 0i64);
         let (mut waiting, mut paused, mut pauses) = (0i64, 0i64, 0usize);
         let mut last_activity = None;
         for m in &s.messages {
@@ -1582,10 +1597,25 @@ impl<'a> Builder<'a> {
                 .filter(|(f, secs)| !(f.command.is_none() && *secs > PAUSE))
                 .collect();
             timed.sort_by_key(|(_, secs)| *secs);
-            let mut before = 0i64;
+            // The agent's own tools (edits, writes, reads, its todo list) return at once:
+            // the time before the first of their results went to the model writing out
+            // the message's calls (or to an approval), not to any call running.
+            let mut before = timed.iter().find(|(f, _)| instant(f)).map_or(0, |(_, until)| *until);
             for (f, until) in timed {
                 let secs = (until - before).max(0);
                 before = before.max(until);
+                if instant(f) {
+                    continue;
+                }
+                // A question to the person, a plan waiting for approval, a call the person
+                // stopped or refused: the time went to the person, not to the call.
+                if waits_on_user(f) {
+                    on_user += secs;
+                    if let Some(t) = m.timestamp {
+                        end = end.max(Some(t + chrono::Duration::seconds(until)));
+                    }
+                    continue;
+                }
                 in_calls += secs;
                 if f.action == "wait" {
                     in_waits += secs;
@@ -1623,6 +1653,7 @@ impl<'a> Builder<'a> {
             total_secs,
             by_program: progs.into_iter().map(|(p, v)| (p, duration(v), v)).collect(),
             in_calls: (in_calls > 0).then(|| duration(in_calls)),
+            on_user: (on_user > 0).then(|| duration(on_user)),
             waiting_for_user: (waiting > 0).then(|| duration(waiting)),
             pauses,
             paused: (paused > 0).then(|| duration(paused)),
@@ -1631,6 +1662,22 @@ impl<'a> Builder<'a> {
             longest_calls: calls.into_iter().map(|(_, e)| e).collect(),
         }
     }
+}
+
+/// A tool of the agent's own that takes no measurable time: an edit, a whole-file write,
+/// a read or search by the agent's tool (not a shell command), its todo list or plan.
+fn instant(f: &CallFacts) -> bool {
+    f.command.is_none()
+        && f.continues.is_none()
+        && (matches!(f.action, "edit" | "write" | "read" | "search")
+            || matches!(f.tool.as_str(), "TodoWrite" | "TaskCreate" | "TaskUpdate" | "TaskList" | "update_plan"))
+}
+
+/// A call whose time is the person's: a question put to them, a plan up for their
+/// approval, a call they stopped or refused.
+fn waits_on_user(f: &CallFacts) -> bool {
+    matches!(f.tool.as_str(), "AskUserQuestion" | "ExitPlanMode" | "request_user_input" | "ask_followup_question")
+        || f.output.as_ref().is_some_and(|o| o.interrupted)
 }
 
 fn ep_cites(ep: &EpisodeFacts) -> Vec<u32> {
