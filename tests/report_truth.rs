@@ -122,3 +122,16 @@ fn a_call_written_when_it_ended_is_dated_when_it_started() {
     assert!(doc.contains("| 16:00:29 | `npm run dev -- --port 5173` [msg 4]"), "{doc}");
     assert!(doc.contains("`npm run dev -- --port 5173` [msg 4] (2 min)"), "{doc}");
 }
+
+#[test]
+fn what_failed_is_quoted_as_the_error_and_nothing_else_is() {
+    // The assistant's words come before its command, not after "failed —".
+    let doc = snap("claude-code-user-correction.jsonl", Selector::Episode(3));
+    assert!(
+        doc.contains("In [msg 2] the assistant wrote “Let me find the repository first.” and ran `cd ~/notes && git status`; it printed 2 lines and failed."),
+        "{doc}"
+    );
+    // Gemini CLI's "Error: (none)" and its PGID footer are no error and no ending.
+    let gm = snap("gemini-left-open.json", Selector::Episode(2));
+    assert!(!gm.contains("Error: (none)") && !gm.contains("PGID"), "{gm}");
+}

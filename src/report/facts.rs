@@ -731,7 +731,12 @@ impl<'a> Builder<'a> {
             .calls
             .iter()
             .filter_map(|c| c.output.as_ref())
-            .flat_map(|o| &o.revealing)
+            // An output's last line is worth quoting only when nothing in it says what
+            // went wrong: after an error line it is the cleanup or the help text's end.
+            .flat_map(|o| {
+                let erred = o.revealing.iter().any(|r| matches!(r.kind, "error" | "alarm"));
+                o.revealing.iter().filter(move |r| r.kind != "last" || !erred)
+            })
             .filter(|r| r.kind != "last" || subject.calls.iter().all(|c| c.action != "wait"))
             .map(|r| Event {
                 idx: key,
