@@ -171,8 +171,10 @@ impl CallFacts {
             let lines: Vec<&str> = body.lines().collect();
             let chars = body.chars().count();
             let longest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
-            // A call the person stopped or refused did not fail: it was stopped.
-            let failed = (r.is_error || r.exit_code.is_some_and(|c| c != 0)) && !r.interrupted;
+            // A call the person stopped or refused did not fail: it was stopped. A search
+            // that exits 1 printing nothing found nothing — often the answer wanted.
+            let found_nothing = action == "search" && r.exit_code == Some(1) && no_match(body);
+            let failed = (r.is_error || r.exit_code.is_some_and(|c| c != 0)) && !r.interrupted && !found_nothing;
             // The shape (a dump line, a truncation marker) matters for long outputs only.
             let maybe_cut = ["truncat", "omitted", "removed", "clipped", "too large"].iter().any(|k| body.contains(k));
             let shape = (longest >= LONG_LINE || maybe_cut).then(|| Shape::of(body));
@@ -275,6 +277,16 @@ static BANNER: LazyLock<Regex> = LazyLock::new(|| {
 /// A Python exception line (the traceback's last word is the one to quote).
 static PY_EXCEPTION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt):").expect("static regex"));
+
+/// The output of a search that matched nothing: empty, or Codex's sandbox report of an
+/// exit code 1 with empty stdout ("failed in sandbox … exit_code: 1, stdout: StreamOutput
+/// { text: \"\", …").
+fn no_match(body: &str) -> bool {
+    body.trim().is_empty()
+        || (body.starts_with("failed in sandbox")
+            && body.contains("exit_code: 1,")
+            && body.contains("stdout: StreamOutput { text: \"\""))
+}
 
 fn is_noise(line: &str) -> bool {
     NOISE.is_match(line.trim())
@@ -717,6 +729,30 @@ mod tests {
             pick("curl: (28) Operation timed out after 5001 ms").as_deref(),
             Some("curl: (28) Operation timed out after 5001 ms")
         );
+    }
+
+    #[test]
+    fn a_search_that_finds_nothing_did_not_fail() {
+        let run = |cmd: &str, out: &str, code: i32| {
+            let call = Call {
+                name: "shell".into(),
+                command: Some(cmd.into()),
+                result: Some(crate::model::CallResult {
+                    output: out.into(),
+                    exit_code: Some(code),
+                    is_error: true,
+                    ..Default::default()
+                }),
+                ..Call::default()
+            };
+            CallFacts::of(&call, &Message::default()).failed()
+        };
+        assert!(!run("rg \"kill-port\"", "", 1));
+        let codex = "failed in sandbox LinuxSeccomp with execution error: Denied { output: ExecToolCallOutput { exit_code: 1, stdout: StreamOutput { text: \"\", truncated_after_lines: None }, stderr: StreamOutput { text: \"\" } } }";
+        assert!(!run("rg -n \"no mcp\" .", codex, 1));
+        // Near misses: a search that broke, and a command that is not a search.
+        assert!(run("rg -n x -g*.rs $(fd codex)", "rg: error parsing glob", 2));
+        assert!(run("which mcp-tools", "", 1));
     }
 
     #[test]
