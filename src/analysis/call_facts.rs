@@ -457,6 +457,21 @@ fn lines_matching(body: &str, lines: &[&str], starts: &[usize], re: &Regex) -> V
     out
 }
 
+/// A command that runs tests: a test runner is the program (behind `python -m`, `uv run`,
+/// `npx` and the like), not an argument (`which pytest`, `head …/bin/pytest`, `python -c
+/// "import pytest"`), and it is not asked only for its version, help or test list.
+fn test_run(text: &str) -> bool {
+    static LAUNCHER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?:(?:python[0-9.]*|py) -m |uv run |poetry run |pipenv run |pdm run |hatch run |npx |pnpm |bundle exec )*")
+            .expect("static regex")
+    });
+    let rest = LAUNCHER.find(text).map_or(text, |m| &text[m.end()..]);
+    TEST.find(rest).is_some_and(|m| m.start() == 0)
+        && !text.split_whitespace().any(|a| {
+            matches!(a, "--version" | "-V" | "--help" | "-h" | "--collect-only" | "--co" | "--fixtures" | "--markers")
+        })
+}
+
 /// What a call did, before its output is looked at.
 #[derive(Default)]
 struct Step {
@@ -550,7 +565,7 @@ fn shell_step(cmd: &str) -> Step {
         .iter()
         .find(launched)
         .map(|c| (c, "launch"))
-        .or_else(|| cmds.iter().find(|c| TEST.is_match(&text(c))).map(|c| (c, "test")))
+        .or_else(|| cmds.iter().find(|c| test_run(&text(c))).map(|c| (c, "test")))
         .or_else(|| cmds.iter().find(|c| SEARCH_PROGRAMS.contains(&c.name())).map(|c| (c, "search")))
         .or_else(|| cmds.iter().find(|c| READ_PROGRAMS.contains(&c.name()) && !c.piped_from).map(|c| (c, "read")))
         .or_else(|| {
@@ -729,6 +744,31 @@ mod tests {
             pick("curl: (28) Operation timed out after 5001 ms").as_deref(),
             Some("curl: (28) Operation timed out after 5001 ms")
         );
+    }
+
+    #[test]
+    fn a_test_run_runs_the_tests() {
+        for cmd in [
+            "pytest tests/unit -q",
+            "python3 -m pytest tests/ -x",
+            "cd app && TZ=UTC python -m pytest tests/test_a.py 2>&1 | tail -20",
+            "uv run pytest",
+            "cargo test --release",
+            "npm test",
+        ] {
+            assert_eq!(shell_step(cmd).action, "test", "{cmd}");
+        }
+        // Version probes, lookups and reads of a runner are not test runs.
+        for cmd in [
+            "which pytest",
+            "head -n 20 /opt/homebrew/bin/pytest",
+            "python3 -c \"import pytest; print(pytest.__version__)\"",
+            "pytest --version",
+            "python3 -m pytest --version",
+            "pytest --collect-only tests/unit/test_a.py",
+        ] {
+            assert_ne!(shell_step(cmd).action, "test", "{cmd}");
+        }
     }
 
     #[test]
