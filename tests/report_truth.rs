@@ -135,3 +135,14 @@ fn what_failed_is_quoted_as_the_error_and_nothing_else_is() {
     let gm = snap("gemini-left-open.json", Selector::Episode(2));
     assert!(!gm.contains("Error: (none)") && !gm.contains("PGID"), "{gm}");
 }
+
+#[test]
+fn a_command_line_failing_twice_is_that_line_twice() {
+    // `npm run dev` and `npm run dev -- --port 5173` are two command lines: each failed
+    // once, not "npm run dev" twice.
+    let doc = snap("codex-written-late.jsonl", Selector::Session);
+    let failed = section(&doc, "Commands that failed most").expect("failures");
+    assert!(failed.contains("1. `npm run dev` failed once, at [msg 2]"), "{failed}");
+    assert!(failed.contains("`npm run dev -- --port 5173` failed once, at [msg 4]"), "{failed}");
+    assert!(!failed.contains("two times"), "{failed}");
+}

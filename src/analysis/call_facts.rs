@@ -174,7 +174,10 @@ impl CallFacts {
             // A call the person stopped or refused did not fail: it was stopped. A search
             // that exits 1 printing nothing found nothing — often the answer wanted.
             let found_nothing = action == "search" && r.exit_code == Some(1) && no_match(body);
-            let failed = (r.is_error || r.exit_code.is_some_and(|c| c != 0)) && !r.interrupted && !found_nothing;
+            // Claude Code cancels the calls made beside one that failed: they never ran.
+            let cancelled = body.trim() == "<tool_use_error>Sibling tool call errored</tool_use_error>";
+            let failed =
+                (r.is_error || r.exit_code.is_some_and(|c| c != 0)) && !r.interrupted && !found_nothing && !cancelled;
             // The shape (a dump line, a truncation marker) matters for long outputs only.
             let maybe_cut = ["truncat", "omitted", "removed", "clipped", "too large"].iter().any(|k| body.contains(k));
             let shape = (longest >= LONG_LINE || maybe_cut).then(|| Shape::of(body));
@@ -793,6 +796,8 @@ mod tests {
         // Near misses: a search that broke, and a command that is not a search.
         assert!(run("rg -n x -g*.rs $(fd codex)", "rg: error parsing glob", 2));
         assert!(run("which mcp-tools", "", 1));
+        // Claude Code cancelled it beside a call that failed: it never ran.
+        assert!(!run("pytest -q", "<tool_use_error>Sibling tool call errored</tool_use_error>", 1));
     }
 
     #[test]

@@ -1695,18 +1695,11 @@ fn ep_cites(ep: &EpisodeFacts) -> Vec<u32> {
     v
 }
 
-/// What a failed call is, for grouping repeats: program and first non-flag argument.
+/// What a failed call is, for grouping repeats: its command line (the list names it,
+/// so "failed three times" is said of that line, not of three lines alike), or the tool.
 fn signature(f: &CallFacts) -> String {
     match &f.command {
-        Some(cmd) => {
-            let script = crate::shell::parse(cmd);
-            let c = script.commands.iter().find(|c| c.name() == f.program);
-            let arg = c.and_then(|c| c.positionals().into_iter().next()).map(|a| clip(a, 40));
-            match arg {
-                Some(a) => format!("{} {a}", f.program),
-                None => f.program.clone(),
-            }
-        }
+        Some(cmd) => one_line(cmd),
         None => f.tool.clone(),
     }
 }
