@@ -21,8 +21,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{Cited, Details, Detector, Finding, SessionView, Undoing};
+use crate::analysis::claims::{Kind as Claim, first_of};
 use crate::analysis::statements::{clause_before, prose, sentence_quote, sentences};
-use crate::analysis::text::quote;
+use crate::analysis::text::{quote, sentences as lead_sentences};
 use crate::model::{Message, Origin, Role};
 
 pub struct UserPushback;
@@ -646,10 +647,18 @@ impl Detector for UserPushback {
                 }
                 _ => String::new(),
             };
+            // Else what the answered message concluded, or how it began.
+            let claim = answered_claim
+                .filter(|(_, c)| !c.is_empty())
+                .map(|(j, c)| Cited { idx: msgs[j].idx, text: quote(&c, 160) })
+                .or_else(|| {
+                    let j = answered?;
+                    let t = &msgs[j].text;
+                    let said = first_of(t, &[Claim::Conclusion], 220).unwrap_or_else(|| lead_sentences(t, 1, 220));
+                    (!said.is_empty()).then(|| Cited { idx: msgs[j].idx, text: said })
+                });
             let details = Details::Belief {
-                claim: answered_claim
-                    .filter(|(_, c)| !c.is_empty())
-                    .map(|(j, c)| Cited { idx: msgs[j].idx, text: quote(&c, 160) }),
+                claim,
                 undone: Some(Undoing { idx: m.idx, how: "pushback".into(), text: sentence_quote(&m.text, &said, 220) }),
             };
             out.push(Finding {
