@@ -13,11 +13,14 @@ pub mod claude;
 pub mod cline;
 pub mod codex;
 pub mod gemini;
+pub mod iflow;
+pub mod kin;
 pub mod markdown;
 pub mod openai_chat;
 pub mod opencode;
 pub mod openhands;
 pub mod pi;
+pub mod qwen;
 pub mod specstory;
 pub mod swe_agent;
 
@@ -52,7 +55,7 @@ pub trait Format: Send + Sync {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 17] = [
+    static ALL: [&dyn Format; 19] = [
         &claude::ClaudeCode,
         &codex::Codex,
         &claude::ClaudeCodeWeb,
@@ -70,6 +73,8 @@ pub fn all() -> &'static [&'static dyn Format] {
         &openai_chat::OpenAiChat,
         &openhands::OpenHands,
         &pi::Pi,
+        &qwen::QwenCode,
+        &iflow::Iflow,
     ];
     &ALL
 }

@@ -1,0 +1,182 @@
+//! The agents added after the first nine: their readers on the project's own samples
+//! (`corpus/<format>/`, each written field for field after the agent's own source or
+//! docs, named in the sample's test), one snapshot of the normalized session per sample,
+//! and the agents that share another agent's file shape named by their own folders.
+//! The real samples found for these agents are read by `tests/real_agents.rs`.
+
+mod common;
+
+use std::path::Path;
+
+use common::{call_counts, corpus, resumes_reproduce_the_full_parse, uncovered_lines};
+use debrief::formats;
+use debrief::model::{Origin, Role, Session};
+
+/// Parse a corpus sample, which must read clean (no bad record, no drift), with the
+/// given format; the snapshot of its session is `name`.
+fn sample(rel: &str, format: &str, name: &str) -> Session {
+    let path = corpus(rel);
+    let parsed = formats::parse_file(&path, None).unwrap_or_else(|e| panic!("{rel}: {e:#}"));
+    assert_eq!(parsed.format.id(), format, "{rel}");
+    assert!(parsed.bad.is_empty(), "{rel}: {:?}", parsed.bad);
+    assert!(parsed.unknown.is_empty(), "{rel}: {:?}", parsed.unknown);
+    assert_eq!(parsed.sessions.len(), 1, "{rel}");
+    let mut s = parsed.sessions.into_iter().next().unwrap();
+    let mut snap = s.clone();
+    snap.meta.source = Path::new(rel).file_name().unwrap().into();
+    snap.meta.host = None;
+    insta::assert_yaml_snapshot!(name, snap);
+    s.meta.host = None;
+    s
+}
+
+fn roles(s: &Session) -> Vec<(Role, Origin)> {
+    s.messages.iter().map(|m| (m.role, m.origin)).collect()
+}
+
+const QWEN: &str = "qwen-code/-home-dev-shop/chats/7c2f4a10-5b3e-4d8a-9f61-2e0b7d4c9a13.jsonl";
+
+/// Written after Qwen Code's `ChatRecord` (`packages/core/src/services/
+/// chatRecordingService.ts`): user / assistant / tool_result / system records with a
+/// Gemini `Content` in `message`, `toolCallResult` beside the `functionResponse`, and the
+/// shell tool's output as Gemini CLI's `run_shell_command` formats it (which Qwen kept).
+#[test]
+fn qwen_code_records() {
+    let s = sample(QWEN, "qwen-code", "qwen-code");
+    assert_eq!(s.meta.agent, "Qwen Code");
+    assert_eq!(s.meta.id, "7c2f4a10-5b3e-4d8a-9f61-2e0b7d4c9a13");
+    assert_eq!(s.meta.cwd.as_deref(), Some("/home/dev/shop"));
+    assert_eq!(s.meta.model.as_deref(), Some("qwen3-coder-plus"));
+    assert_eq!(s.meta.title.as_deref(), Some("Round cart totals to cents"));
+    assert_eq!(s.meta.agent_version.as_deref(), Some("0.15.6"));
+    use Origin::*;
+    use Role::*;
+    assert_eq!(
+        roles(&s),
+        vec![
+            (User, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (System, CompactSummary),
+            (System, Injected),
+            (User, Typed),
+            (Assistant, Typed),
+        ]
+    );
+    let first = s.message(2).unwrap();
+    assert_eq!(first.thinking, "Run the tests first to see the failing assertion.");
+    let run = &first.calls[0];
+    assert_eq!(run.command.as_deref(), Some("npm test -- cart"));
+    let r = run.result.as_ref().unwrap();
+    assert_eq!((r.exit_code, r.is_error, r.line), (Some(1), true, Some(4)));
+    // A failed edit: the tool's error, no exit code.
+    let edit = s.message(3).unwrap().calls[0].result.as_ref().unwrap();
+    assert!(edit.is_error && edit.exit_code.is_none() && edit.output.starts_with("Failed to edit"));
+    // Two calls in one response, results in two records.
+    let both = s.message(5).unwrap();
+    assert_eq!(both.calls.len(), 2);
+    assert_eq!(both.calls[1].result.as_ref().unwrap().exit_code, Some(0));
+    assert_eq!((both.line, both.end_line), (Some(9), Some(11)));
+    assert!(s.message(10).unwrap().calls[0].result.as_ref().unwrap().interrupted);
+    assert_eq!(call_counts(&s), (6, 3, 2, 0));
+    // Telemetry and the title are the only records that make no message.
+    let left = uncovered_lines(&corpus(QWEN), std::slice::from_ref(&s), |l| {
+        l.contains("\"subtype\":\"ui_telemetry\"") || l.contains("\"subtype\":\"custom_title\"")
+    });
+    assert!(left.is_empty(), "{left:?}");
+    assert!(resumes_reproduce_the_full_parse(&corpus(QWEN), formats::by_id("qwen-code").unwrap(), 8) > 2);
+}
+
+/// Claude Code's reader does not claim Qwen Code's records (same envelope, Gemini
+/// content), and Qwen Code's reader does not claim Claude Code's.
+#[test]
+fn qwen_and_claude_records_are_told_apart() {
+    let qwen = r#"{"uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-05-05T11:08:38.572Z","type":"user","cwd":"/w","version":"0.15.6","message":{"role":"user","parts":[{"text":"hi"}]}}"#;
+    let claude = r#"{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/w","sessionId":"s","version":"2.1.9","type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","timestamp":"2026-05-05T11:08:38.572Z"}"#;
+    let id = |t: &str| formats::detect(Path::new("s.jsonl"), t.as_bytes()).map(|f| f.id());
+    assert_eq!(id(qwen), Some("qwen-code"));
+    assert_eq!(id(claude), Some("claude-code"));
+}
+
+const IFLOW: &str = "iflow/-home-dev-retagger/session-3b9e1c42-8d0f-4a6b-b2e5-71f4c0a9d856.jsonl";
+
+/// Written after the shape of a real iFlow CLI session (the one `tests/real_agents.rs`
+/// reads): Claude Code's record envelope, `sessionId` = the file name, a reply streamed as
+/// a burst of records that each repeat the calls of the one before, Gemini CLI's tool
+/// names. The shell output's "Exit Code" lines follow Gemini CLI's `run_shell_command`.
+#[test]
+fn iflow_bursts_are_one_reply_and_repeated_calls_one_call() {
+    let s = sample(IFLOW, "iflow", "iflow");
+    assert_eq!(s.meta.agent, "iFlow CLI");
+    assert_eq!(s.meta.id, "session-3b9e1c42-8d0f-4a6b-b2e5-71f4c0a9d856");
+    assert_eq!(s.meta.parent_session, None);
+    assert_eq!(s.meta.model.as_deref(), Some("glm-4.7"));
+    use Origin::*;
+    use Role::*;
+    assert_eq!(
+        roles(&s),
+        vec![
+            (User, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (User, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed)
+        ]
+    );
+    // Three records, two calls: the windows repeat `call_c1` and `call_c2`.
+    let burst = s.message(2).unwrap();
+    assert_eq!(burst.calls.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["call_c1", "call_c2"]);
+    assert_eq!((burst.line, burst.end_line), (Some(2), Some(6)));
+    let test = burst.calls[0].result.as_ref().unwrap();
+    assert_eq!((test.exit_code, test.is_error), (Some(101), true));
+    assert!(s.message(3).unwrap().calls[0].result.as_ref().unwrap().is_error);
+    assert_eq!(s.message(6).unwrap().calls[0].result.as_ref().unwrap().exit_code, Some(0));
+    assert_eq!(call_counts(&s), (5, 2, 2, 0));
+    assert!(uncovered_lines(&corpus(IFLOW), std::slice::from_ref(&s), |_| false).is_empty());
+    // The same records in Claude Code's files are Claude Code's.
+    let claude =
+        std::fs::read_to_string(corpus(IFLOW)).unwrap().replace("\"sessionId\":\"session-", "\"sessionId\":\"");
+    assert_eq!(formats::detect(Path::new("x.jsonl"), claude.as_bytes()).map(|f| f.id()), Some("claude-code"));
+}
+
+/// A file of another agent's shape in the folder of an agent that writes that shape is
+/// that agent's: the format says how it is read, the session who wrote it.
+#[test]
+fn shared_shapes_are_named_by_their_folders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = |from: &str, to: &str| {
+        let dest = tmp.path().join(to);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::copy(corpus(from), &dest).unwrap();
+        dest
+    };
+    let codex = walkdir::WalkDir::new(corpus("codex"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.file_name().to_string_lossy().starts_with("rollout-"))
+        .unwrap()
+        .into_path();
+    let codex_rel = codex.strip_prefix(corpus("")).unwrap().to_string_lossy().into_owned();
+    let checkpoint = walkdir::WalkDir::new(corpus("gemini-checkpoint"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.file_type().is_file())
+        .unwrap()
+        .into_path();
+    let checkpoint_rel = checkpoint.strip_prefix(corpus("")).unwrap().to_string_lossy().into_owned();
+    for (from, to, format, agent) in [
+        (codex_rel.as_str(), ".trae/cli/sessions/2026/08/01/rollout-x.jsonl", "codex", "TRAE CLI"),
+        (codex_rel.as_str(), ".codex/sessions/2026/08/01/rollout-x.jsonl", "codex", "Codex CLI"),
+        (checkpoint_rel.as_str(), ".qwen/tmp/9f3e/checkpoint-fix.json", "gemini-checkpoint", "Qwen Code"),
+    ] {
+        let path = copy(from, to);
+        let parsed = formats::parse_file(&path, None).unwrap();
+        assert_eq!(parsed.format.id(), format, "{to}");
+        assert_eq!(parsed.sessions[0].meta.agent, agent, "{to}");
+    }
+}
