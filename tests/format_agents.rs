@@ -180,3 +180,62 @@ fn shared_shapes_are_named_by_their_folders() {
         assert_eq!(parsed.sessions[0].meta.agent, agent, "{to}");
     }
 }
+
+const COPILOT_CLI: &str = "copilot-cli/session-state/5d1e7a3c-2b94-4f0e-8c61-a7d3f2e9b048/events.jsonl";
+
+/// Written after the session events the Copilot SDK publishes (`nodejs/src/generated/
+/// session-events.ts` of `github/copilot-sdk`): the envelope, `session.start` with its
+/// context, `user.message`, `assistant.reasoning`, `assistant.message` with
+/// `toolRequests`, `tool.execution_complete` with `result.contents` (the `terminal` item's
+/// `exitCode`) or `error`, `abort`, `session.compaction_complete`. The result texts are
+/// illustrative; the `<exited with exit code N>` ending is the one the shell tool's text
+/// carries in real sessions.
+#[test]
+fn copilot_cli_events() {
+    let s = sample(COPILOT_CLI, "copilot-cli", "copilot-cli");
+    assert_eq!(s.meta.agent, "GitHub Copilot CLI");
+    assert_eq!(s.meta.id, "5d1e7a3c-2b94-4f0e-8c61-a7d3f2e9b048");
+    assert_eq!(s.meta.cwd.as_deref(), Some("/home/dev/api"));
+    assert_eq!(s.meta.git_branch.as_deref(), Some("fix-timeouts"));
+    assert_eq!(s.meta.model.as_deref(), Some("gpt-5.4"));
+    assert_eq!(s.meta.agent_version.as_deref(), Some("1.0.63"));
+    use Origin::*;
+    use Role::*;
+    assert_eq!(
+        roles(&s),
+        vec![
+            (User, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (User, Typed),
+            (User, Interrupt),
+            (Assistant, Typed),
+            (System, CompactSummary),
+            (Assistant, Typed),
+        ]
+    );
+    // The person's words, not the harness's `transformedContent`.
+    assert_eq!(s.message(1).unwrap().text, "the integration tests time out, find out why");
+    let first = s.message(2).unwrap();
+    assert_eq!(first.thinking, "Run the integration suite to see which test hangs.");
+    let r = first.calls[0].result.as_ref().unwrap();
+    assert_eq!((r.exit_code, r.is_error, r.line), (Some(1), true, Some(8)));
+    // Reading an async shell continues the call that started it.
+    let start = &s.message(3).unwrap().calls[0];
+    let read = &s.message(4).unwrap().calls[0];
+    assert_eq!(read.continues.as_deref(), Some(start.id.as_str()));
+    assert_eq!(read.command, None);
+    assert!(s.message(5).unwrap().calls[0].result.as_ref().unwrap().is_error);
+    let rerun = s.message(8).unwrap().calls[0].result.as_ref().unwrap();
+    assert_eq!((rerun.exit_code, rerun.is_error), (Some(0), false));
+    assert_eq!(call_counts(&s), (6, 3, 2, 0));
+    // Session start, model change, turn markers, the tool start and shutdown are bookkeeping.
+    let left = uncovered_lines(&corpus(COPILOT_CLI), std::slice::from_ref(&s), |l| {
+        ["session.start", "session.model_change", "assistant.turn_", "tool.execution_start", "session.shutdown"]
+            .iter()
+            .any(|k| l.contains(&format!("\"type\":\"{k}")))
+    });
+    assert!(left.is_empty(), "{left:?}");
+}

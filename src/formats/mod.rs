@@ -12,6 +12,7 @@ pub mod aider;
 pub mod claude;
 pub mod cline;
 pub mod codex;
+pub mod copilot_cli;
 pub mod gemini;
 pub mod iflow;
 pub mod kin;
@@ -55,7 +56,7 @@ pub trait Format: Send + Sync {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 19] = [
+    static ALL: [&dyn Format; 20] = [
         &claude::ClaudeCode,
         &codex::Codex,
         &claude::ClaudeCodeWeb,
@@ -75,6 +76,7 @@ pub fn all() -> &'static [&'static dyn Format] {
         &pi::Pi,
         &qwen::QwenCode,
         &iflow::Iflow,
+        &copilot_cli::CopilotCli,
     ];
     &ALL
 }
