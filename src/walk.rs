@@ -105,6 +105,7 @@ pub fn default_sources() -> Vec<Source> {
         out.push(Source { agent: "qwen-code", path: h.join(".qwen").join("tmp"), from_env: None });
         out.push(Source { agent: "iflow", path: h.join(".iflow").join("projects"), from_env: None });
         out.push(Source { agent: "trae-cli", path: h.join(".trae").join("cli").join("sessions"), from_env: None });
+        out.push(Source { agent: "copilot-cli", path: h.join(".copilot").join("session-state"), from_env: None });
     }
     // Kilo (an OpenCode core) keeps OpenCode's layout under its own name in the XDG data folder.
     if let Some(data) = match (&xdg, &home) {
@@ -149,6 +150,13 @@ fn vscode_extension_sources(home: Option<&Path>) -> Vec<Source> {
             if *editor == "Code" && *agent != "kilo-code" || dir.is_dir() {
                 out.push(Source { agent, path: dir.join("tasks"), from_env: None });
             }
+        }
+    }
+    // VS Code's own chat (Copilot): a chatSessions/ folder per workspace.
+    for editor in EDITORS {
+        let dir = config.join(editor).join("User").join("workspaceStorage");
+        if *editor == "Code" || dir.is_dir() {
+            out.push(Source { agent: "copilot-chat", path: dir, from_env: None });
         }
     }
     if let Some(h) = home {

@@ -239,3 +239,74 @@ fn copilot_cli_events() {
     });
     assert!(left.is_empty(), "{left:?}");
 }
+
+const COPILOT_CHAT: &str = "copilot-chat/workspaceStorage/7f3a9c21e4b8d05f6a1c2e3d4b5a6978/chatSessions/b6e0c4d2-3a19-4f57-8e21-9c7d5a0b3f64.json";
+
+/// Written after VS Code's `ISerializableChatData` (`src/vs/workbench/contrib/chat/common/
+/// chatModel.ts`) and the terminal tool's `toolSpecificData` (`commandLine.original`,
+/// `terminalCommandOutput.text`, `terminalCommandState.exitCode`) as real Copilot agent
+/// sessions exported by SpecStory show them (`../shared/corpus-real-new/specstory`).
+#[test]
+fn copilot_chat_requests_and_tool_invocations() {
+    let s = sample(COPILOT_CHAT, "copilot-chat", "copilot-chat");
+    assert_eq!(s.meta.agent, "VS Code Copilot Chat");
+    assert_eq!(s.meta.id, "b6e0c4d2-3a19-4f57-8e21-9c7d5a0b3f64");
+    assert_eq!(s.meta.cwd.as_deref(), Some("/home/dev/widget app"));
+    assert_eq!(s.meta.title.as_deref(), Some("Fix WidgetTest week range"));
+    assert_eq!(s.meta.model.as_deref(), Some("copilot/gpt-5.1-codex"));
+    use Origin::*;
+    use Role::*;
+    assert_eq!(
+        roles(&s),
+        vec![
+            (User, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (User, Typed),
+            (Assistant, Typed),
+            (User, Interrupt)
+        ]
+    );
+    let first = s.message(2).unwrap();
+    assert_eq!(first.thinking, "Run the failing test first.");
+    let run = &first.calls[0];
+    assert_eq!(run.command.as_deref(), Some("./gradlew test --tests WidgetTest"));
+    let r = run.result.as_ref().unwrap();
+    assert_eq!((r.exit_code, r.is_error), (Some(1), true));
+    assert!(r.output.contains("expected:<7> but was:<6>"));
+    assert_eq!(first.calls[1].input["filePath"], "/home/dev/widget app/src/Widget.kt");
+    // Text after the calls is the model's next round.
+    assert_eq!(s.message(3).unwrap().text, "The range drops the last day; it must be `0 until 7`.");
+    assert_eq!(s.message(3).unwrap().calls[1].result.as_ref().unwrap().exit_code, Some(0));
+    assert!(s.message(6).unwrap().calls[0].result.as_ref().unwrap().interrupted);
+    assert_eq!(call_counts(&s), (5, 3, 1, 0));
+}
+
+/// The operation log newer VS Code writes (`chatSessions/<id>.jsonl`) reads as the
+/// document it rebuilds: the first line is the session, later lines set, push and
+/// delete values at key paths.
+#[test]
+fn copilot_chat_operation_log_is_replayed() {
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(corpus(COPILOT_CHAT)).unwrap()).unwrap();
+    let mut first = doc.clone();
+    let requests = first["requests"].as_array_mut().unwrap().drain(..).collect::<Vec<_>>();
+    first["customTitle"] = "draft".into();
+    let ops = [
+        serde_json::json!({"kind": 0, "v": first}),
+        serde_json::json!({"kind": 2, "k": ["requests"], "v": [requests[0]]}),
+        serde_json::json!({"kind": 1, "k": ["customTitle"], "v": "Fix WidgetTest week range"}),
+        serde_json::json!({"kind": 2, "k": ["requests"], "v": [requests[1]]}),
+        serde_json::json!({"kind": 3, "k": ["requests", 1, "result", "metadata"]}),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("b6e0c4d2-3a19-4f57-8e21-9c7d5a0b3f64.jsonl");
+    let text: String = ops.iter().map(|o| format!("{o}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    let parsed = formats::parse_file(&path, None).unwrap();
+    assert_eq!(parsed.format.id(), "copilot-chat");
+    let from_log = &parsed.sessions[0];
+    let from_doc = formats::parse_file(&corpus(COPILOT_CHAT), None).unwrap().sessions.remove(0);
+    assert_eq!(from_log.messages, from_doc.messages);
+    assert_eq!(from_log.meta.title.as_deref(), Some("Fix WidgetTest week range"));
+}

@@ -12,6 +12,7 @@ pub mod aider;
 pub mod claude;
 pub mod cline;
 pub mod codex;
+pub mod copilot_chat;
 pub mod copilot_cli;
 pub mod gemini;
 pub mod iflow;
@@ -56,7 +57,7 @@ pub trait Format: Send + Sync {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 20] = [
+    static ALL: [&dyn Format; 21] = [
         &claude::ClaudeCode,
         &codex::Codex,
         &claude::ClaudeCodeWeb,
@@ -77,6 +78,7 @@ pub fn all() -> &'static [&'static dyn Format] {
         &qwen::QwenCode,
         &iflow::Iflow,
         &copilot_cli::CopilotCli,
+        &copilot_chat::CopilotChat,
     ];
     &ALL
 }
