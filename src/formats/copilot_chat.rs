@@ -93,7 +93,9 @@ impl Format for CopilotChat {
                 let v = v.trim_start();
                 v.starts_with('{')
                     && object_fields(v, 0).is_some_and(|f| {
-                        f.iter().any(|(k, _)| k == "requests") && f.iter().any(|(k, _)| k == "sessionId")
+                        // The head may end inside the session: any of its own fields will do.
+                        let own = ["requests", "requesterUsername", "responderUsername", "initialLocation"];
+                        f.iter().any(|(k, _)| own.contains(&k.as_str()))
                     })
             });
         if chat || log { 90 } else { 0 }
