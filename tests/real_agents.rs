@@ -1,6 +1,6 @@
 //! Real sessions of the agents added after the first nine (`tests/data/real-agents.tsv`
 //! names each file's repository, commit, path and licence). They are kept beside the
-//! checkout in `../shared/corpus-agents/<rel>` (or the folder `DEBRIEF_REAL_AGENTS` names),
+//! checkout in `../shared/corpus-real/agents/<rel>` (or the folder `DEBRIEF_REAL_AGENTS` names),
 //! never in the repository; each test skips with one line when its file is absent (with
 //! `DEBRIEF_REQUIRE_SHARED` set, a file missing from that folder fails). Every
 //! file is read with its format, and its messages and calls are checked against counts
@@ -32,7 +32,7 @@ fn rows() -> Vec<(String, String)> {
 fn real(rel: &str) -> Option<PathBuf> {
     let dir = std::env::var_os("DEBRIEF_REAL_AGENTS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("../shared/corpus-agents"));
+        .unwrap_or_else(|| root().join("../shared/corpus-real/agents"));
     let path = dir.join(rel);
     if path.is_file() {
         return Some(path);
