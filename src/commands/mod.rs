@@ -17,13 +17,29 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 
-use crate::cli::{FilterArgs, RedactArgs};
+use crate::cli::{Cli, Command, FilterArgs, RedactArgs};
 use crate::formats::{self, Format, ParsedFile, Unread};
 use crate::index::IndexDir;
 use crate::index::search::Filters;
 use crate::model::{BadRecord, Role, Session, SessionMeta};
 use crate::redact::{self, Redactor};
 use crate::walk;
+
+/// Run a parsed command line; returns the process exit code.
+pub fn run(cli: &Cli) -> anyhow::Result<i32> {
+    match &cli.command {
+        Command::Index(a) => index::run(cli, a),
+        Command::Search(a) => search::run(cli, a),
+        Command::Show(a) => show::run(cli, a),
+        Command::Sessions(a) => sessions::run(cli, a),
+        Command::Detect(a) => detect::run(cli, a),
+        Command::Detectors(a) => detectors::run(cli, a),
+        Command::Sources(a) => sources::run(cli, a),
+        Command::Report(a) => report::run(cli, a),
+        Command::Completions(a) => completions::completions(a),
+        Command::Man => completions::man(),
+    }
+}
 
 /// The index folder: `--index`, `$DEBRIEF_INDEX`, else the platform data dir.
 pub fn index_dir(arg: &Option<PathBuf>) -> PathBuf {
@@ -345,20 +361,7 @@ impl Style {
     }
 }
 
-/// A path for people: relative to the current folder when inside it, `~` for home.
-pub fn display_path(p: &Path) -> String {
-    if let Ok(cwd) = std::env::current_dir()
-        && let Ok(rel) = p.strip_prefix(&cwd)
-    {
-        return rel.display().to_string();
-    }
-    if let Some(home) = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf())
-        && let Ok(rel) = p.strip_prefix(&home)
-    {
-        return format!("~/{}", rel.display());
-    }
-    p.display().to_string()
-}
+pub use crate::analysis::text::display_path;
 
 #[cfg(test)]
 mod tests {

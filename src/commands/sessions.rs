@@ -15,8 +15,8 @@ use super::{Redaction, Style, display_path, filters, index_dir};
 use crate::cli::{Cli, SessionsArgs};
 use crate::index::IndexDir;
 use crate::index::schema::KIND_SESSION;
-use crate::index::search::record_of;
-use crate::index::writer::SessionRecord;
+use crate::index::schema::SessionRecord;
+use crate::index::schema::record_of;
 
 pub fn run(cli: &Cli, args: &SessionsArgs) -> Result<i32> {
     let redaction = Redaction::from_args(&args.redact)?;

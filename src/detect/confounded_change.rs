@@ -39,7 +39,7 @@
 use std::collections::BTreeMap;
 
 use super::{Details, Detector, Finding, LOOKBACK, SessionView, Telling};
-use crate::analysis::calls::{copies_to, edits, is_edit_tool, place_of};
+use crate::analysis::calls::{copies_to, edits, is_edit_tool, is_note, place_of};
 use crate::analysis::text::{and_list, quote};
 use crate::model::{Call, Message};
 use crate::shell::{self, Script, SimpleCommand};
@@ -697,12 +697,6 @@ fn inert_env(name: &str) -> bool {
     const SUFFIX: &[&str] =
         &["_DEBUG", "_DEBUG_SUBSYS", "_DEBUG_FILE", "LOG_LEVEL", "LOGLEVEL", "_VERBOSITY", "_LOG", "BACKTRACE"];
     EXACT.contains(&name) || name.starts_with("LC_") || SUFFIX.iter().any(|s| name.ends_with(s))
-}
-
-/// Files whose edits do not change what runs: notes, plans, docs.
-fn is_note(path: &str) -> bool {
-    let p = path.to_lowercase();
-    [".md", ".markdown", ".rst", ".txt", ".ipynb", ".log"].iter().any(|e| p.ends_with(e))
 }
 
 /// One change between two launches, for the summary.

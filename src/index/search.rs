@@ -22,8 +22,8 @@ use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
 
 use super::IndexDir;
 use super::schema::{Fields, KIND_MESSAGE, KIND_SESSION};
+use super::schema::{SessionRecord, record_of};
 use super::tokenizer::{next_word, query_words, word_parts};
-use super::writer::SessionRecord;
 use crate::formats;
 use crate::model::{Message, Role};
 use crate::redact::Redactor;
@@ -312,12 +312,6 @@ pub fn sessions_with_messages(searcher: &Searcher, f: &Fields, filters: &Filters
     keys.sort_unstable();
     keys.dedup();
     Ok(keys)
-}
-
-/// The stored record of a session document.
-pub fn record_of(doc: &TantivyDocument, f: &Fields) -> Option<SessionRecord> {
-    let text = doc.get_first(f.record)?.as_str()?;
-    serde_json::from_str(text).ok()
 }
 
 /// Session records by key, loaded on demand.

@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::facts::{Builder, Change};
 use crate::analysis::call_facts::CallFacts;
+use crate::analysis::calls::is_note;
 use crate::analysis::claims::{self, Kind, is_nudge};
 use crate::analysis::liveness;
 use crate::analysis::text::human_bytes;
@@ -1430,13 +1431,6 @@ fn alarm_probe(cmd: &str) -> Option<String> {
 /// A finding's quote as a report quotes it.
 fn quote_of(c: &Cited) -> Quote {
     Quote { idx: c.idx, text: c.text.clone() }
-}
-
-/// Files whose edits do not change what runs: notes, plans, docs (as the
-/// `confounded-change` detector counts them).
-fn is_note(path: &str) -> bool {
-    let p = path.to_lowercase();
-    [".md", ".markdown", ".rst", ".txt", ".ipynb", ".log"].iter().any(|e| p.ends_with(e))
 }
 
 /// Settings that do not change what runs.
