@@ -7,6 +7,7 @@ pub mod commands;
 pub mod detect;
 pub mod formats;
 pub mod index;
+pub mod mcp;
 pub mod model;
 pub mod redact;
 pub mod report;
@@ -50,6 +51,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<i32> {
         Command::Detectors(a) => commands::detectors::run(cli, a),
         Command::Sources(a) => commands::sources::run(cli, a),
         Command::Report(a) => commands::report::run(cli, a),
+        Command::Mcp(a) => mcp::run(cli, a),
         Command::Completions(a) => commands::completions::completions(a),
         Command::Man => commands::completions::man(),
     }
