@@ -187,6 +187,9 @@ fn every_tool_over_stdio() {
         {"tool": "search", "arguments": {"query": "retry", "limit": 5}, "cursor_from": 1},
         // A failure while working: a tool error the agent can read.
         {"tool": "writeup", "arguments": {"session": "zzzz"}},
+        // The session an agent is in is left out, indexed or not.
+        {"tool": "seen_before", "arguments": {"command": "python -m pytest tests/test_parse.py -q", "exclude_session": "06eff548"}},
+        {"tool": "seen_before", "arguments": {"command": "python -m pytest tests/test_parse.py -q", "exclude_session": "not-indexed-yet"}},
     ]);
     let r = session(&py, ix, &[], steps);
 
@@ -310,6 +313,11 @@ fn every_tool_over_stdio() {
     let failed = &r["steps"][25]["result"];
     assert_eq!(failed["isError"], true, "{failed}");
     assert!(text(&r, 25).contains("no indexed session id starts with `zzzz`"), "{failed}");
+    let sessions = |i| -> Vec<String> {
+        ok(&r, i)["sessions"].as_array().unwrap().iter().map(|s| s["session"].as_str().unwrap().to_string()).collect()
+    };
+    assert!(!sessions(26).iter().any(|s| s.starts_with("06eff548")), "{:?}", sessions(26));
+    assert!(sessions(27).iter().any(|s| s.starts_with("06eff548")), "{:?}", sessions(27));
     assert_eq!(r["tools_after"], 6, "the server is still up after the errors");
 }
 

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use super::tools::{Context, SeenBeforeParams, cursor, cut, next_cursor, page_size};
 use crate::detect::calls::{edited_files, failed};
-use crate::index::search::{self, Filters, Order};
+use crate::index::search::{self, Order};
 use crate::index::tokenizer::query_words;
 use crate::model::{Call, Message, Session};
 use crate::redact::Redactor;
@@ -284,30 +284,27 @@ pub fn seen_before(cx: &Context, p: SeenBeforeParams) -> Result<Value> {
         ..Default::default()
     })?;
     let ix = cx.index()?;
-    let excluded = match &p.exclude_session {
-        Some(id) => Some(crate::commands::session_by_id(&ix, id)?.meta.id),
-        None => None,
-    };
+    // The session the agent is in may not be indexed yet: left out by its id's start.
+    let excluded = p.exclude_session.as_deref().map(str::trim).filter(|s| !s.is_empty());
     let mut by_length = key.clone();
     by_length.sort_by_key(|w| std::cmp::Reverse(w.chars().count()));
     by_length.truncate(SEARCH_WORDS);
     // Words as the query language reads them: each one alone (a word with punctuation
     // is the phrase of its parts).
     let query = by_length.join(" ");
-    let filters = Filters { ..f };
     let mut found: Vec<Value> = Vec::new();
     let mut seen_sessions: HashSet<(std::path::PathBuf, String)> = HashSet::new();
     let mut read = 0usize;
     let mut at = 0usize;
     let want = offset + limit + 1;
     'pages: while at < MAX_HITS && found.len() < want {
-        let hits = search::search_page(&ix, &query, &filters, Order::Newest, at, 50, None)?;
+        let hits = search::search_page(&ix, &query, &f, Order::Newest, at, 50, None)?;
         if hits.is_empty() {
             break;
         }
         at += hits.len();
         for h in hits {
-            if excluded.as_deref() == Some(h.session.as_str())
+            if excluded.is_some_and(|x| h.session.starts_with(x))
                 || !seen_sessions.insert((h.source.clone(), h.session.clone()))
             {
                 continue;
