@@ -16,6 +16,7 @@
 mod seen;
 mod tools;
 
+use std::io::IsTerminal;
 use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
@@ -41,6 +42,9 @@ Transcript text is redacted (secrets, hosts, addresses) unless the server was st
 pub fn run(cli: &Cli, args: &McpArgs) -> Result<i32> {
     let redaction = Redaction::from_args(&args.redact)?;
     let server = Server { cx: Arc::new(tools::Context::new(index_dir(&cli.index), redaction)) };
+    if std::io::stdin().is_terminal() {
+        eprintln!("debrief mcp: waiting for an MCP client on stdin (an agent starts it: see `debrief mcp --help`)");
+    }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the server")?;
     runtime.block_on(async {
         let running = server.serve(rmcp::transport::stdio()).await.context("MCP handshake on stdin/stdout")?;
