@@ -62,7 +62,10 @@ fn secrets() -> (String, String) {
 fn index() -> &'static Path {
     static IX: OnceLock<PathBuf> = OnceLock::new();
     IX.get_or_init(|| {
-        let dir = tempfile::tempdir().expect("tempdir").keep();
+        // Under the target folder, made again each run (a temporary folder would outlive
+        // the statics that hold it).
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp-index");
+        let _ = std::fs::remove_dir_all(&dir);
         let planted = dir.join("planted");
         std::fs::create_dir_all(&planted).unwrap();
         let (token, aws) = secrets();
