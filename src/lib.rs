@@ -7,6 +7,7 @@ pub mod commands;
 pub mod detect;
 pub mod formats;
 pub mod index;
+pub mod mcp;
 pub mod model;
 pub mod redact;
 pub mod report;
