@@ -168,7 +168,8 @@ impl CallFacts {
             let lines: Vec<&str> = body.lines().collect();
             let chars = body.chars().count();
             let longest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
-            let failed = r.is_error || r.exit_code.is_some_and(|c| c != 0);
+            // A call the person stopped or refused did not fail: it was stopped.
+            let failed = (r.is_error || r.exit_code.is_some_and(|c| c != 0)) && !r.interrupted;
             // The shape (a dump line, a truncation marker) matters for long outputs only.
             let maybe_cut = ["truncat", "omitted", "removed", "clipped", "too large"].iter().any(|k| body.contains(k));
             let shape = (longest >= LONG_LINE || maybe_cut).then(|| Shape::of(body));
@@ -438,7 +439,9 @@ fn tool_step(call: &Call) -> Step {
     let action = match name.as_str() {
         "grep" | "glob" | "search" | "find" | "codebase_search" | "grep_search" => "search",
         "read" | "view" | "read_file" | "open" => "read",
-        "edit" | "multiedit" | "str_replace" | "str_replace_editor" | "apply_patch" | "notebookedit" => "edit",
+        "edit" | "multiedit" | "str_replace" | "str_replace_editor" | "replace" | "apply_patch" | "notebookedit" => {
+            "edit"
+        }
         "write" | "create" | "write_file" => "write",
         _ if call.input.as_str().is_some_and(|s| s.contains("*** Begin Patch")) => "edit",
         _ => "tool",

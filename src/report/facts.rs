@@ -19,6 +19,60 @@ use crate::analysis::text::{clip, clock, duration, one_line, quote, secs_between
 use crate::detect::{self, Finding};
 use crate::model::{Message, Origin, Role, Session};
 
+/// What a person asked, without what clients and prompt templates put around it: the
+/// `<ide_…>` tags an IDE adds; the IDE context before the Codex extension's "## My request
+/// for Codex:"; the input block of a template prompt ("## User Input" over a fenced
+/// block) — or, when that block is empty, the prompt itself from its next heading on; and
+/// a lead-in such as "Implement the following plan:" joined (with "…") to the heading of
+/// the document it introduces. Everything returned stands in the message as written.
+pub(super) fn request_text(text: &str) -> String {
+    let t = unwrapped_request(text);
+    if t.is_empty() { text.trim().to_string() } else { t }
+}
+
+fn unwrapped_request(text: &str) -> String {
+    static IDE_TAG: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?s)<ide_[a-z_]+>.*?</ide_[a-z_]+>").expect("static regex"));
+    static MY_REQUEST: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?im)^#+\s*my request for [\w .-]+:\s*$").expect("static regex"));
+    let mut t = IDE_TAG.replace_all(text, "").into_owned();
+    if let Some(m) = MY_REQUEST.find_iter(&t).last() {
+        t = t[m.end()..].to_string();
+    }
+    let lines: Vec<&str> = t.lines().collect();
+    let filled = |from: usize| (from..lines.len()).find(|&i| !lines[i].trim().is_empty());
+    if let Some(h) = filled(0).filter(|&h| lines[h].trim_start().starts_with('#'))
+        && let Some(open) = filled(h + 1).filter(|&o| lines[o].trim_start().starts_with("```"))
+        && let Some(close) = (open + 1..lines.len()).find(|&i| lines[i].trim_start().starts_with("```"))
+    {
+        let input = lines[open + 1..close].join("\n");
+        if !input.trim().is_empty() {
+            return input.trim().to_string();
+        }
+        // Nothing typed into the template: what it asks starts under its next heading.
+        if let Some(next) = (close + 1..lines.len()).find(|&i| lines[i].trim_start().starts_with('#')) {
+            return lines[next + 1..].join("\n").trim().to_string();
+        }
+    }
+    // A lead-in over a document ("Implement the following plan:" and its "# Plan: …").
+    let paras: Vec<&str> = t.split("\n\n").map(str::trim).filter(|p| !p.is_empty()).collect();
+    if let [lead, next, ..] = paras.as_slice()
+        && !lead.contains('\n')
+        && lead.ends_with(':')
+        && lead.chars().count() < 80
+        && next.starts_with('#')
+    {
+        let first = next.lines().next().unwrap_or("").trim_start_matches(['#', ' ']);
+        return format!("{lead} … {first}");
+    }
+    t.trim().to_string()
+}
+
+/// The first `n` sentences of what a person asked ([`request_text`]).
+pub(super) fn asked(text: &str, n: usize, max: usize) -> String {
+    sentences(&request_text(text), n, max)
+}
+
 /// Context events quoted before an episode.
 /// Messages after the key that "what followed" looks at.
 const FOLLOW_MESSAGES: usize = 5;
@@ -190,6 +244,11 @@ pub struct EpisodeFacts {
     pub technologies: Vec<Term>,
     /// What came after, as beats.
     pub followed: Vec<Beat>,
+    /// Messages after the subject: what followed is "nothing" only when there are none.
+    pub after_count: usize,
+    /// The subject launched, edited or wrote something: a step that changes state
+    /// rather than reveals it.
+    pub changes_state: bool,
     /// Median length of assistant text in the session, for "N times longer".
     pub median_assistant_chars: usize,
     /// In an arc: findings of the next messages told in the same section (an empty
@@ -329,6 +388,9 @@ pub struct TimeUse {
     /// Time inside tool calls, per program (wait loops as "wait loop"), longest first.
     pub by_program: Vec<(String, String, i64)>,
     pub in_calls: Option<String>,
+    /// Time calls spent waiting on the person: questions, plans up for approval, calls
+    /// the person stopped or refused.
+    pub on_user: Option<String>,
     pub waiting_for_user: Option<String>,
     /// Stretches of more than half an hour with nothing happening (nights, lunch), and
     /// their sum: calls of editors and readers whose result came back that late count
@@ -423,7 +485,9 @@ impl<'a> Builder<'a> {
         let calls: Vec<_> = s.messages.iter().flat_map(|m| &m.calls).filter(|c| c.command.is_some()).collect();
         let failed = calls
             .iter()
-            .filter(|c| c.result.as_ref().is_some_and(|r| r.is_error || r.exit_code.is_some_and(|x| x != 0)))
+            .filter(|c| {
+                c.result.as_ref().is_some_and(|r| (r.is_error || r.exit_code.is_some_and(|x| x != 0)) && !r.interrupted)
+            })
             .count();
         SessionInfo {
             id: m.id.clone(),
@@ -436,8 +500,8 @@ impl<'a> Builder<'a> {
             source: display_path(&m.source),
             date: m.started.map(|t| t.format("%Y-%m-%d").to_string()),
             started: m.started.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()),
-            ended: m.ended.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()),
-            duration: secs_between(m.started, m.ended).filter(|d| *d > 0).map(duration),
+            ended: self.last_time().map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()),
+            duration: secs_between(m.started, self.last_time()).filter(|d| *d > 0).map(duration),
             messages: s.messages.len(),
             typed_user_turns: s.messages.iter().filter(|m| m.is_typed_user() && !m.text.trim().is_empty()).count(),
             commands: calls.len(),
@@ -445,12 +509,24 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// The last moment the transcript shows something happen: its last message or result.
+    /// A file's own "last updated" stamp may come much later (the window left open).
+    fn last_time(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        let s = self.session;
+        let seen = s
+            .messages
+            .iter()
+            .flat_map(|m| m.timestamp.into_iter().chain(m.calls.iter().filter_map(|c| c.result.as_ref()?.timestamp)))
+            .max();
+        seen.or(s.meta.ended)
+    }
+
     fn goal(&self) -> Option<Event> {
         self.session.messages.iter().find(|m| m.is_typed_user() && !m.text.trim().is_empty()).map(|m| Event {
             idx: m.idx,
             kind: "asked",
             time: clock(m.timestamp),
-            quote: sentences(&m.text, 3, 300),
+            quote: asked(&m.text, 3, 300),
             command: None,
             file: None,
             detail: None,
@@ -466,7 +542,7 @@ impl<'a> Builder<'a> {
             origin: m.origin,
             time: clock(m.timestamp),
             text: m.text.trim().to_string(),
-            gist: sentences(&m.text, 2, QUOTE),
+            gist: if m.is_typed_user() { asked(&m.text, 2, QUOTE) } else { sentences(&m.text, 2, QUOTE) },
             chars: m.char_len(),
             empty: m.text.trim().is_empty() && m.calls.is_empty(),
             thinking,
@@ -502,7 +578,7 @@ impl<'a> Builder<'a> {
         match (m.role, m.origin) {
             (Role::User, Origin::Interrupt) => out.push(base("interrupted", quote(&m.text, 80))),
             (Role::User, Origin::Typed) if m.text.trim().is_empty() => out.push(base("empty-turn", String::new())),
-            (Role::User, Origin::Typed) => out.push(base("asked", sentences(&m.text, 2, QUOTE))),
+            (Role::User, Origin::Typed) => out.push(base("asked", asked(&m.text, 2, QUOTE))),
             (Role::System, Origin::CompactSummary) => out.push(base("compacted", sentences(&m.text, 1, 160))),
             (Role::Assistant, _) => {
                 static PLAN: LazyLock<Regex> =
@@ -631,7 +707,9 @@ impl<'a> Builder<'a> {
         let mut skip: Vec<u32> = evidence.clone();
         skip.push(key);
         let context = self.story_before(first, &skip);
-        let reasoning = claims::reasoning(&key_msg.text, 260, 4);
+        // The reasons a step gives are the assistant's; a person's turn is told by its text.
+        let reasoning =
+            if key_msg.role == Role::Assistant { claims::reasoning(&key_msg.text, 260, 4) } else { Vec::new() };
         let thinking: Vec<String> =
             Some(sentences(&key_msg.thinking, 5, 700)).filter(|t| !t.trim().is_empty()).into_iter().collect();
 
@@ -645,6 +723,7 @@ impl<'a> Builder<'a> {
             .find(|c| c.action == "search")
             .cloned();
         let read = subject.calls.iter().find(|c| c.action == "read").cloned();
+        let subject_changes_state = subject.calls.iter().any(|c| matches!(c.action, "launch" | "edit" | "write"));
 
         let (changes, previous_launch) = self.changes_since_previous_launch(key_msg);
 
@@ -696,7 +775,19 @@ impl<'a> Builder<'a> {
             })
             .filter(|_| subject.role == "assistant" && !subject.calls.is_empty());
 
-        let followed = self.story_after(key, FOLLOW_MESSAGES, &[key]);
+        let mut followed = self.story_after(key, FOLLOW_MESSAGES, &[key]);
+        let after: Vec<&Message> = s.messages[s.messages.partition_point(|m| m.idx <= key)..]
+            .iter()
+            .filter(|m| m.role != Role::System)
+            .collect();
+        if followed.is_empty()
+            && let Some(m) =
+                after.iter().take(FOLLOW_MESSAGES).find(|m| m.role == Role::Assistant && !m.text.trim().is_empty())
+        {
+            // Steps the story does not tell (a plain answer, reads): the next words said.
+            followed.push(Beat::said(m, sentences(&m.text, 1, QUOTE)));
+        }
+        let after_count = after.len();
 
         // Technologies: what the episode's own messages mention.
         let (mut texts, mut commands): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
@@ -776,6 +867,8 @@ impl<'a> Builder<'a> {
             assumptions: Vec::new(),
             technologies,
             followed,
+            after_count,
+            changes_state: subject_changes_state,
             median_assistant_chars: self.median_text_chars(),
             joined: Vec::new(),
             cited: Vec::new(),
@@ -1304,7 +1397,7 @@ impl<'a> Builder<'a> {
                     idx: s.messages[i].idx,
                     kind: "asked",
                     time: clock(t0),
-                    quote: sentences(&s.messages[i].text, 2, QUOTE),
+                    quote: asked(&s.messages[i].text, 2, QUOTE),
                     command: None,
                     file: None,
                     detail: None,
@@ -1474,10 +1567,10 @@ impl<'a> Builder<'a> {
         const PAUSE: i64 = 30 * 60;
         let s = self.session;
         // A transcript without timestamps spans "0 s": that is no span at all.
-        let total_secs = secs_between(s.meta.started, s.meta.ended).filter(|d| *d > 0);
+        let total_secs = secs_between(s.meta.started, self.last_time()).filter(|d| *d > 0);
         let mut by_program: BTreeMap<String, i64> = BTreeMap::new();
         let mut calls: Vec<(i64, Event)> = Vec::new();
-        let (mut in_calls, mut in_waits) = (0i64, 0i64);
+        let (mut in_calls, mut in_waits, mut on_user) = (0i64, 0i64, 0i64);
         let (mut waiting, mut paused, mut pauses) = (0i64, 0i64, 0usize);
         let mut last_activity = None;
         for m in &s.messages {
@@ -1504,10 +1597,25 @@ impl<'a> Builder<'a> {
                 .filter(|(f, secs)| !(f.command.is_none() && *secs > PAUSE))
                 .collect();
             timed.sort_by_key(|(_, secs)| *secs);
-            let mut before = 0i64;
+            // The agent's own tools (edits, writes, reads, its todo list) return at once:
+            // the time before the first of their results went to the model writing out
+            // the message's calls (or to an approval), not to any call running.
+            let mut before = timed.iter().find(|(f, _)| instant(f)).map_or(0, |(_, until)| *until);
             for (f, until) in timed {
                 let secs = (until - before).max(0);
                 before = before.max(until);
+                if instant(f) {
+                    continue;
+                }
+                // A question to the person, a plan waiting for approval, a call the person
+                // stopped or refused: the time went to the person, not to the call.
+                if waits_on_user(f) {
+                    on_user += secs;
+                    if let Some(t) = m.timestamp {
+                        end = end.max(Some(t + chrono::Duration::seconds(until)));
+                    }
+                    continue;
+                }
                 in_calls += secs;
                 if f.action == "wait" {
                     in_waits += secs;
@@ -1545,6 +1653,7 @@ impl<'a> Builder<'a> {
             total_secs,
             by_program: progs.into_iter().map(|(p, v)| (p, duration(v), v)).collect(),
             in_calls: (in_calls > 0).then(|| duration(in_calls)),
+            on_user: (on_user > 0).then(|| duration(on_user)),
             waiting_for_user: (waiting > 0).then(|| duration(waiting)),
             pauses,
             paused: (paused > 0).then(|| duration(paused)),
@@ -1553,6 +1662,22 @@ impl<'a> Builder<'a> {
             longest_calls: calls.into_iter().map(|(_, e)| e).collect(),
         }
     }
+}
+
+/// A tool of the agent's own that takes no measurable time: an edit, a whole-file write,
+/// a read or search by the agent's tool (not a shell command), its todo list or plan.
+fn instant(f: &CallFacts) -> bool {
+    f.command.is_none()
+        && f.continues.is_none()
+        && (matches!(f.action, "edit" | "write" | "read" | "search")
+            || matches!(f.tool.as_str(), "TodoWrite" | "TaskCreate" | "TaskUpdate" | "TaskList" | "update_plan"))
+}
+
+/// A call whose time is the person's: a question put to them, a plan up for their
+/// approval, a call they stopped or refused.
+fn waits_on_user(f: &CallFacts) -> bool {
+    matches!(f.tool.as_str(), "AskUserQuestion" | "ExitPlanMode" | "request_user_input" | "ask_followup_question")
+        || f.output.as_ref().is_some_and(|o| o.interrupted)
 }
 
 fn ep_cites(ep: &EpisodeFacts) -> Vec<u32> {
@@ -1658,7 +1783,9 @@ fn situation_tags(subject: &MessageFacts, prior: &[MessageFacts], has_finding: b
         });
     }
     if let Some(c) = calls.first() {
+        let stopped = c.output.as_ref().is_some_and(|o| o.interrupted);
         let tag = match (c.action, failed) {
+            _ if stopped => "stopped",
             ("test", true) => "test-failed",
             ("test", false) => "test-passed",
             ("launch", _) => "launch",
@@ -1679,5 +1806,42 @@ fn situation_tags(subject: &MessageFacts, prior: &[MessageFacts], has_finding: b
             1 => "one-attempt",
             _ => "several-attempts",
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::request_text;
+
+    #[test]
+    fn a_request_is_quoted_without_its_wrappers() {
+        // The Codex IDE extension's context and heading.
+        let codex = "# Context from my IDE setup:\n\n## Active file: src/app.tsx\n\n## My request for Codex:\nlet's launch the dev server\n";
+        assert_eq!(request_text(codex), "let's launch the dev server");
+        // A template prompt's input block, typed into or left empty.
+        let typed = "\n## User Input\n\n```text\nPhase 2\n```\n\nYou **MUST** consider the user input before proceeding (if not empty).\n\n## Outline\n\n1. Run the checks.\n";
+        assert_eq!(request_text(typed), "Phase 2");
+        let empty = typed.replace("Phase 2\n", "\n");
+        assert_eq!(request_text(&empty), "1. Run the checks.");
+        // A lead-in joined to what it introduces.
+        let plan = "Implement the following plan:\n\n# Plan: Flow Diagram Refinements\n\n## Context\n\nSeven issues.";
+        assert_eq!(request_text(plan), "Implement the following plan: … Plan: Flow Diagram Refinements");
+        assert_eq!(
+            request_text("<ide_opened_file>The user opened a.py.</ide_opened_file>fix the import"),
+            "fix the import"
+        );
+    }
+
+    #[test]
+    fn a_plain_request_is_left_as_typed() {
+        for t in [
+            "fix the temp file permissions",
+            "# Why does the build fail?\n\nIt says `error[E0308]`.",
+            "Here is what I want:",
+            // A lead-in over pasted output, not a document: the paste is not the request.
+            "commit error:\n\n\u{1b}[1;33mRunning gitleaks scan...\u{1b}[0m\nFinding: 39 leaks",
+        ] {
+            assert_eq!(request_text(t), t.trim(), "{t:?}");
+        }
     }
 }

@@ -340,7 +340,7 @@ impl Beat {
         }
         match self.kind {
             "experiment" | "goal" => 8,
-            "request" | "retraction" | "failure" | "empty-turn" | "interrupt" | "compacted" => 7,
+            "request" | "retraction" | "failure" | "stopped" | "empty-turn" | "interrupt" | "compacted" => 7,
             "plan-file" | "test" | "recap" | "wait" => 6,
             "conclusion" => 5,
             "edits" => 4,
@@ -1049,7 +1049,7 @@ impl<'a> Builder<'a> {
             // Short sessions: the goal opens the recent story.
             beats.retain(|b| b.idx != g.idx);
             let mut goal = Beat::new("goal", g);
-            goal.quotes.push(sentences(&g.text, 2, 300));
+            goal.quotes.push(super::facts::asked(&g.text, 2, 300));
             beats.insert(0, goal);
         }
         trim_beats(&mut beats, RECENT_BEATS);
@@ -1122,7 +1122,7 @@ impl<'a> Builder<'a> {
             return vec![];
         };
         let mut g = Beat::new("goal", &msgs[goal]);
-        g.quotes.push(sentences(&msgs[goal].text, 2, 300));
+        g.quotes.push(super::facts::asked(&msgs[goal].text, 2, 300));
         beats.push(g);
         let requests: Vec<usize> =
             (goal + 1..end).filter(|&j| msgs[j].is_typed_user() && !is_nudge(&msgs[j].text)).collect();
@@ -1135,7 +1135,7 @@ impl<'a> Builder<'a> {
             let (a, b) = (w[0], w[1]);
             if a != goal {
                 let mut r = Beat::new("request", &msgs[a]);
-                r.quotes.push(sentences(&msgs[a].text, 2, QUOTE));
+                r.quotes.push(super::facts::asked(&msgs[a].text, 2, QUOTE));
                 beats.push(r);
             }
             // The last result with numbers in the segment.
@@ -1216,7 +1216,7 @@ impl<'a> Builder<'a> {
                 (Role::User, Origin::Typed) if is_nudge(&m.text) => {}
                 (Role::User, Origin::Typed) => {
                     let mut b = Beat::new("request", m);
-                    b.quotes.push(sentences(&m.text, 2, QUOTE));
+                    b.quotes.push(super::facts::asked(&m.text, 2, QUOTE));
                     beats.push(b);
                 }
                 (Role::System, Origin::CompactSummary) => {
@@ -1269,7 +1269,12 @@ impl<'a> Builder<'a> {
                         b.quotes.push(r.text.clone());
                         beats.push(b);
                     }
-                    if let Some(c) = facts.iter().find(|c| c.failed() && c.action != "wait") {
+                    if let Some(c) = facts.iter().find(|c| c.output.as_ref().is_some_and(|o| o.interrupted)) {
+                        // Stopped or refused by the person: neither a failure nor a run.
+                        let mut b = Beat::new("stopped", m);
+                        b.command = c.command_short.clone().or_else(|| Some(c.tool.clone()));
+                        beats.push(b);
+                    } else if let Some(c) = facts.iter().find(|c| c.failed() && c.action != "wait") {
                         let mut b = Beat::new(if c.action == "test" { "test" } else { "failure" }, m);
                         b.situations.push("failed");
                         b.command = c.command_short.clone().or_else(|| Some(c.tool.clone()));
