@@ -329,12 +329,12 @@ fn planted_steps() -> Value {
     let (token, _) = secrets();
     json!([
         {"tool": "search", "arguments": {"query": token}},
-        {"tool": "search", "arguments": {"query": "push", "session": "5e55a1c0"}},
-        {"tool": "list_sessions", "arguments": {"session": "5e55a1c0"}},
-        {"tool": "read_messages", "arguments": {"session": "5e55a1c0", "max_chars": 100000}},
-        {"tool": "findings", "arguments": {"session": "5e55a1c0"}},
-        {"tool": "writeup", "arguments": {"session": "5e55a1c0", "max_chars": 200000}},
-        {"tool": "writeup", "arguments": {"session": "5e55a1c0", "episode": 2, "max_chars": 200000}},
+        {"tool": "search", "arguments": {"query": "push", "session": "5e55a1c0-0000-4000-8000-00000000beef"}},
+        {"tool": "list_sessions", "arguments": {"session": "5e55a1c0-0000-4000-8000-00000000beef"}},
+        {"tool": "read_messages", "arguments": {"session": "5e55a1c0-0000-4000-8000-00000000beef", "max_chars": 100000}},
+        {"tool": "findings", "arguments": {"session": "5e55a1c0-0000-4000-8000-00000000beef"}},
+        {"tool": "writeup", "arguments": {"session": "5e55a1c0-0000-4000-8000-00000000beef", "max_chars": 200000}},
+        {"tool": "writeup", "arguments": {"session": "5e55a1c0-0000-4000-8000-00000000beef", "episode": 2, "max_chars": 200000}},
         {"tool": "seen_before", "arguments": {"error": "fatal: Authentication failed for 'https://github.com/acme/app.git/'"}},
         {"tool": "seen_before", "arguments": {"command": format!("git push https://x-access-token:{token}@github.com/acme/app.git main")}},
     ])
