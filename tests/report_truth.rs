@@ -106,3 +106,32 @@ fn time_goes_to_what_took_it() {
     let gm = snap("gemini-left-open.json", Selector::Session);
     assert!(gm.contains("and 2 min long") && gm.contains("spans 2 min of wall-clock time"), "{gm}");
 }
+
+#[test]
+fn a_call_written_when_it_ended_is_dated_when_it_started() {
+    // Codex 0.4x–0.6x date a call by its output: the relaunch of [msg 4] ran 120 s and
+    // was written at 16:02:30; it started at 16:00:29.
+    let s = session("codex-written-late.jsonl");
+    let t = |i: u32| s.message(i).and_then(|m| m.timestamp).map(|t| t.format("%H:%M:%S").to_string());
+    assert_eq!(t(2).as_deref(), Some("16:00:10"));
+    assert_eq!(t(4).as_deref(), Some("16:00:29"));
+    // The user's turn and the answer keep their own times.
+    assert_eq!(t(1).as_deref(), Some("16:00:05"));
+    assert_eq!(t(5).as_deref(), Some("16:02:35"));
+    let doc = snap("codex-written-late.jsonl", Selector::Session);
+    assert!(doc.contains("| 16:00:29 | `npm run dev -- --port 5173` [msg 4]"), "{doc}");
+    assert!(doc.contains("`npm run dev -- --port 5173` [msg 4] (2 min)"), "{doc}");
+}
+
+#[test]
+fn what_failed_is_quoted_as_the_error_and_nothing_else_is() {
+    // The assistant's words come before its command, not after "failed —".
+    let doc = snap("claude-code-user-correction.jsonl", Selector::Episode(3));
+    assert!(
+        doc.contains("In [msg 2] the assistant wrote “Let me find the repository first.” and ran `cd ~/notes && git status`; it printed 2 lines and failed."),
+        "{doc}"
+    );
+    // Gemini CLI's "Error: (none)" and its PGID footer are no error and no ending.
+    let gm = snap("gemini-left-open.json", Selector::Episode(2));
+    assert!(!gm.contains("Error: (none)") && !gm.contains("PGID"), "{gm}");
+}

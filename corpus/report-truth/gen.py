@@ -157,7 +157,57 @@ def gemini_left_open():
     ], "2026-01-02T09:00:00.000Z", "2026-01-02T09:45:00.000Z")
 
 
+class Codex:
+    """A Codex CLI rollout as 0.4x–0.6x write it: a call and its output are written
+    together when the call has finished."""
+
+    def __init__(self, cwd="/home/ann/src/web"):
+        self.lines, self.cwd = [], cwd
+        self.rec("session_meta", {"id": "019ac61c-0000-7000-8000-0000000017cc", "timestamp": "2025-11-27T16:00:00.000Z",
+                                  "cwd": cwd, "originator": "codex_vscode", "cli_version": "0.61.1-alpha.1",
+                                  "source": "vscode", "model_provider": "openai"}, "2025-11-27T16:00:00.000Z")
+
+    def rec(self, kind, payload, ts):
+        self.lines.append(json.dumps({"timestamp": ts, "type": kind, "payload": payload}, ensure_ascii=False))
+
+    def user(self, text, ts):
+        self.rec("turn_context", {"cwd": self.cwd, "approval_policy": "never",
+                                  "sandbox_policy": {"type": "danger-full-access"}, "model": "gpt-5.1-codex-max"}, ts)
+        self.rec("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}, ts)
+        self.rec("event_msg", {"type": "user_message", "message": text, "images": []}, ts)
+
+    def shell(self, call_id, command, output, exit_code, wall, ts, timeout_ms=120000):
+        args = json.dumps({"command": command, "timeout_ms": timeout_ms})
+        self.rec("response_item", {"type": "function_call", "name": "shell_command", "arguments": args, "call_id": call_id}, ts)
+        self.rec("response_item", {"type": "function_call_output", "call_id": call_id,
+                                   "output": f"Exit code: {exit_code}\nWall time: {wall} seconds\nOutput:\n{output}"}, ts)
+
+    def say(self, text, ts):
+        self.rec("response_item", {"type": "message", "role": "assistant",
+                                   "content": [{"type": "output_text", "text": text}]}, ts)
+
+    def write(self, path):
+        with open(path, "w") as f:
+            f.write("\n".join(self.lines) + "\n")
+
+
+def codex_written_late():
+    """Launches whose records carry the time they ended; the request under the IDE
+    extension's heading."""
+    c = Codex()
+    c.user("# Context from my IDE setup:\n\n## Active file: src/App.tsx\n\n## My request for Codex:\nstart the dev server",
+           "2025-11-27T16:00:05.000Z")
+    c.shell("call_d1", "npm run dev", "> web@1.0.0 dev\n> vite\n\nerror when starting dev server:\n"
+            "Error: Port 5173 is already in use", 1, "4.2", "2025-11-27T16:00:15.000Z")
+    c.shell("call_d2", "npx kill-port 5173", "Process on port 5173 killed", 0, "2.1", "2025-11-27T16:00:25.000Z")
+    c.shell("call_d3", "npm run dev -- --port 5173", "> web@1.0.0 dev\n> vite --port 5173\n\n  VITE v5.4.0  ready in 300 ms\n"
+            "  ➜  Local:   http://localhost:5173/", 124, "120.3", "2025-11-27T16:02:30.000Z")
+    c.say("The dev server is up on http://localhost:5173/.", "2025-11-27T16:02:35.000Z")
+    c.write("codex-written-late.jsonl")
+
+
 if __name__ == "__main__":
+    codex_written_late()
     claude_batch()
     gemini_left_open()
     user_correction()

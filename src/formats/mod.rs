@@ -531,6 +531,12 @@ impl Assembler {
         (last.merge_key.as_deref() == Some(merge_key)).then_some(&mut last.msg)
     }
 
+    /// The message holding the open call `call_id`.
+    pub fn message_of_call_mut(&mut self, call_id: &str) -> Option<&mut Message> {
+        let idx = *self.open_calls.get(call_id)?;
+        self.pending.iter_mut().find(|p| p.msg.idx == idx).map(|p| &mut p.msg)
+    }
+
     /// Add calls to the most recent message (after it was found with `last_mut`).
     pub fn register_calls_of_last(&mut self) {
         if let Some(last) = self.pending.back_mut() {

@@ -482,13 +482,10 @@ impl<'a> Builder<'a> {
     fn info(&self) -> SessionInfo {
         let s = self.session;
         let m = &s.meta;
-        let calls: Vec<_> = s.messages.iter().flat_map(|m| &m.calls).filter(|c| c.command.is_some()).collect();
-        let failed = calls
-            .iter()
-            .filter(|c| {
-                c.result.as_ref().is_some_and(|r| (r.is_error || r.exit_code.is_some_and(|x| x != 0)) && !r.interrupted)
-            })
-            .count();
+        // What failed is what the call facts say failed: not a call the person stopped, not
+        // a search that found nothing.
+        let calls: Vec<&CallFacts> = self.calls.iter().flatten().filter(|c| c.command.is_some()).collect();
+        let failed = calls.iter().filter(|c| c.failed()).count();
         SessionInfo {
             id: m.id.clone(),
             short_id: m.id.chars().take(8).collect(),
@@ -731,7 +728,12 @@ impl<'a> Builder<'a> {
             .calls
             .iter()
             .filter_map(|c| c.output.as_ref())
-            .flat_map(|o| &o.revealing)
+            // An output's last line is worth quoting only when nothing in it says what
+            // went wrong: after an error line it is the cleanup or the help text's end.
+            .flat_map(|o| {
+                let erred = o.revealing.iter().any(|r| matches!(r.kind, "error" | "alarm"));
+                o.revealing.iter().filter(move |r| r.kind != "last" || !erred)
+            })
             .filter(|r| r.kind != "last" || subject.calls.iter().all(|c| c.action != "wait"))
             .map(|r| Event {
                 idx: key,
