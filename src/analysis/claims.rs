@@ -154,6 +154,11 @@ pub fn classify(s: &str) -> Kind {
 }
 
 /// The prose sentences of `text`, each classified and clipped to `max` characters.
+/// The first statement of `text` of one of these kinds, quoted in at most `max` characters.
+pub fn first_of(text: &str, kinds: &[Kind], max: usize) -> Option<String> {
+    statements(text, max).into_iter().find(|s| kinds.contains(&s.kind)).map(|s| s.text)
+}
+
 pub fn statements(text: &str, max: usize) -> Vec<Statement> {
     let mut out = Vec::new();
     for run in prose_runs(text) {

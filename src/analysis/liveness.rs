@@ -12,7 +12,7 @@ use regex::Regex;
 use super::calls;
 use super::searches::{self, echoed_literals, payload};
 use super::statements::{clause_before, hedged, prose, sentences};
-use super::text::clip_line;
+use super::text::{clip_line, quote};
 use crate::model::{Message, Role};
 use crate::shell::SimpleCommand;
 
@@ -159,6 +159,8 @@ pub struct Alarm {
     pub what: String,
     /// The command of the check, when a check raised it.
     pub command: Option<String>,
+    /// The line that raised it: the verdict as the check printed it, or the sentence.
+    pub line: String,
 }
 
 /// The alarm an assistant message raises, if any: one of its commands echoes a failure
@@ -187,15 +189,20 @@ pub fn alarm(m: &Message) -> Option<Alarm> {
                     .find(|c| is_probe(c))
                     .map(|c| format!(" on {}", describe_probe(c)))
                     .unwrap_or_default();
+                let line = out.lines().find(|l| l.contains(lit.as_str())).unwrap_or(&lit);
                 return Some(Alarm {
                     what: format!("{kind} printed {}{on}", tok.as_str()),
                     command: call.command.clone(),
+                    line: clip_line(line, 160),
                 });
             }
         }
     }
-    crash_statement(&m.text)
-        .map(|s| Alarm { what: format!("the assistant said \"{}\"", clip_line(&s, 80)), command: None })
+    crash_statement(&m.text).map(|s| Alarm {
+        what: format!("the assistant said \"{}\"", clip_line(&s, 80)),
+        command: None,
+        line: clip_line(&s, 160),
+    })
 }
 
 /// The sentence of `text` that states, without hedging, that the process crashed.
@@ -299,6 +306,16 @@ pub fn ready_line(m: &Message) -> Option<String> {
 
 /// The last progress reading in the message's outputs: label and fraction done.
 pub fn progress(m: &Message) -> Option<(String, f64)> {
+    progress_of(m).map(|(label, f, _)| (label, f))
+}
+
+/// The last line of a message's outputs that reports progress ("Loading safetensors
+/// checkpoint shards: 3% Completed | 2/64", "step 400/1000"), clipped to one line.
+pub fn progress_line(m: &Message) -> Option<String> {
+    progress_of(m).map(|(_, _, line)| line)
+}
+
+fn progress_of(m: &Message) -> Option<(String, f64, String)> {
     let mut last = None;
     for o in outputs(m) {
         for line in o.lines() {
@@ -314,7 +331,7 @@ pub fn progress(m: &Message) -> Option<(String, f64)> {
                     num.zip(den).map(|(n, d)| n / d)
                 };
                 if let Some(f) = frac.filter(|f| *f <= 1.0) {
-                    last = Some((c["label"].trim().to_string(), f));
+                    last = Some((c["label"].trim().to_string(), f, quote(line, 160)));
                 }
             }
         }

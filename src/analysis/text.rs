@@ -2,6 +2,8 @@
 //! contiguous piece of the message (whitespace collapsed), cut with "…" where it is
 //! shortened, so a reader — and the citation test — can find it in the message.
 
+use std::path::Path;
+
 use chrono::{DateTime, Utc};
 
 /// The mark that stands for text left out of a quote.
@@ -177,6 +179,21 @@ pub fn duration(secs: i64) -> String {
         3600..86_400 => format!("{} h {:02} min", s / 3600, (s % 3600) / 60),
         _ => format!("{} d {} h", s / 86_400, (s % 86_400) / 3600),
     }
+}
+
+/// A path for people: relative to the current folder when inside it, `~` for home.
+pub fn display_path(p: &Path) -> String {
+    if let Ok(cwd) = std::env::current_dir()
+        && let Ok(rel) = p.strip_prefix(&cwd)
+    {
+        return rel.display().to_string();
+    }
+    if let Some(home) = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf())
+        && let Ok(rel) = p.strip_prefix(&home)
+    {
+        return format!("~/{}", rel.display());
+    }
+    p.display().to_string()
 }
 
 /// Seconds from `a` to `b`, when both are known and in order.

@@ -38,8 +38,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{Detector, Finding, LOOKBACK, SessionView, Telling};
-use crate::analysis::calls::{copies_to, edits, is_edit_tool, place_of};
+use super::{Details, Detector, Finding, LOOKBACK, SessionView, Telling};
+use crate::analysis::calls::{copies_to, edits, is_edit_tool, is_note, place_of};
 use crate::analysis::text::{and_list, quote};
 use crate::model::{Call, Message};
 use crate::shell::{self, Script, SimpleCommand};
@@ -699,12 +699,6 @@ fn inert_env(name: &str) -> bool {
     EXACT.contains(&name) || name.starts_with("LC_") || SUFFIX.iter().any(|s| name.ends_with(s))
 }
 
-/// Files whose edits do not change what runs: notes, plans, docs.
-fn is_note(path: &str) -> bool {
-    let p = path.to_lowercase();
-    [".md", ".markdown", ".rst", ".txt", ".ipynb", ".log"].iter().any(|e| p.ends_with(e))
-}
-
 /// One change between two launches, for the summary.
 struct Change {
     /// What a person reads: `NCCL_BUFFSIZE (unset→131072)`.
@@ -776,6 +770,7 @@ fn compare(messages: &[Message], prev: &Launch, cur: &Launch) -> Option<Finding>
             None => files.push(f),
         }
     }
+    let settings: Vec<String> = changes.iter().map(|c| c.text.clone()).collect();
     if !files.is_empty() {
         let names: Vec<String> = files
             .iter()
@@ -809,7 +804,15 @@ fn compare(messages: &[Message], prev: &Launch, cur: &Launch) -> Option<Finding>
     evidence.extend(edit_msgs);
     evidence.sort_unstable();
     evidence.dedup();
-    Some(Finding { detector: String::new(), key, evidence, summary, command: cur.call.command.clone() })
+    let details = Details::Relaunch { previous: Some(prev_idx), changes: settings, edits: files };
+    Some(Finding {
+        detector: String::new(),
+        key,
+        evidence,
+        summary,
+        command: cur.call.command.clone(),
+        details: Some(details),
+    })
 }
 
 /// A service's first restart in view against the configuration it was running with:
@@ -854,7 +857,15 @@ fn compare_with_running(messages: &[Message], cur: &Launch) -> Option<Finding> {
     evidence.push(key);
     evidence.sort_unstable();
     evidence.dedup();
-    Some(Finding { detector: String::new(), key, evidence, summary, command: cur.call.command.clone() })
+    let details = Details::Relaunch { previous: None, changes: texts, edits: Vec::new() };
+    Some(Finding {
+        detector: String::new(),
+        key,
+        evidence,
+        summary,
+        command: cur.call.command.clone(),
+        details: Some(details),
+    })
 }
 
 /// A file named with its folder: `blocky/config.yml`.

@@ -151,7 +151,14 @@ impl Detector for ContextDump {
                 s.push_str(&format!(", right after {why}"));
                 evidence.push(p.idx);
             }
-            out.push(Finding { detector: self.id().into(), key: m.idx, evidence, summary: s, command: None });
+            out.push(Finding {
+                detector: self.id().into(),
+                key: m.idx,
+                evidence,
+                summary: s,
+                command: None,
+                details: None,
+            });
         }
     }
     fn telling(&self) -> Telling {

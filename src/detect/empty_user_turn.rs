@@ -71,6 +71,7 @@ impl Detector for EmptyUserTurn {
                 evidence: vec![m.idx],
                 summary: summarize(view, i),
                 command: None,
+                details: None,
             });
         }
     }

@@ -243,6 +243,7 @@ impl Detector for GrepTailPivot {
                         command: Some(
                             c.command.clone().unwrap_or_else(|| format!("{} {}", read.how, read.target.name())),
                         ),
+                        details: None,
                     });
                     break 'calls;
                 }

@@ -48,6 +48,61 @@ pub struct Finding {
     /// The command at the heart of the finding, when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// The facts the finding rests on, as the detector found them: reports and
+    /// `detect --json` tell these instead of deriving them again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Details>,
+}
+
+/// A piece of a message that a finding quotes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cited {
+    pub idx: u32,
+    pub text: String,
+}
+
+/// The typed facts of a finding. One variant per kind of fact, not per detector: a new
+/// detector that finds a belief undone, or runs that failed alike, fills in the variant
+/// that exists and every report tells it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Details {
+    /// Something believed and what undid it: a crash alarm and the evidence that the
+    /// process was fine, a claim and its retraction, an answer and the person's pushback.
+    Belief {
+        /// What was believed, where it was printed or said.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        claim: Option<Cited>,
+        /// What undid it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        undone: Option<Undoing>,
+    },
+    /// Runs of one command that failed alike, nothing changed in between.
+    Runs {
+        /// The failing runs, first to last.
+        runs: Vec<u32>,
+        /// The error they share, as printed (empty: they failed the same silent way).
+        error: String,
+    },
+    /// A relaunch with several things changed since the previous launch.
+    Relaunch {
+        /// The previous launch of the same program, when one is in view.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        previous: Option<u32>,
+        /// Settings changed between the launches (`--port 8000 → 8001`).
+        changes: Vec<String>,
+        /// Files edited in between.
+        edits: Vec<String>,
+    },
+}
+
+/// What undid a belief.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Undoing {
+    pub idx: u32,
+    /// `retraction`, `ready`, `alive`, `progress` or `pushback`.
+    pub how: String,
+    pub text: String,
 }
 
 /// Session-wide numbers that detectors compare a message against.
@@ -348,6 +403,7 @@ mod tests {
                         evidence: vec![m.idx, y.idx],
                         summary: String::new(),
                         command: None,
+                        details: None,
                     });
                 }
             }

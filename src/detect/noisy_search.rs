@@ -94,6 +94,7 @@ impl Detector for NoisySearch {
                         evidence: vec![m.idx],
                         summary: format!("{}: {what}", s.describe()),
                         command: Some(command),
+                        details: None,
                     });
                     break 'calls;
                 }

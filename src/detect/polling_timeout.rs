@@ -294,6 +294,7 @@ impl Detector for PollingTimeout {
                     evidence: vec![m.idx],
                     summary: format!("{} {how}", describe_wait(&wait)),
                     command: c.command.clone(),
+                    details: None,
                 });
                 break;
             }
@@ -458,6 +459,7 @@ fn tool_waits(id: &str, messages: &[Message], out: &mut Vec<Finding>) {
             evidence,
             summary,
             command: command.map(str::to_string),
+            details: None,
         });
     }
 }

@@ -26,7 +26,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Detector, Finding, LOOKAHEAD, SessionView, Telling};
+use super::{Details, Detector, Finding, LOOKAHEAD, SessionView, Telling};
 use crate::analysis::calls::{failed, only_looks, output_says_it_failed};
 use crate::analysis::text::quote;
 use crate::model::{Call, CallResult, Message, Origin, Role};
@@ -298,7 +298,14 @@ fn finding(id: &str, messages: &[Message], c: &Chain) -> Finding {
         "{what} failed {} times in {span} messages, each time {how}, with nothing changed in between",
         c.runs.len()
     );
-    Finding { detector: id.into(), key: c.runs[0], evidence: c.runs.clone(), summary, command: c.command.clone() }
+    Finding {
+        detector: id.into(),
+        key: c.runs[0],
+        evidence: c.runs.clone(),
+        summary,
+        command: c.command.clone(),
+        details: Some(Details::Runs { runs: c.runs.clone(), error: c.error.clone() }),
+    }
 }
 
 /// Edits that live in a message's text rather than in a call: search/replace blocks

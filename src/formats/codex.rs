@@ -580,7 +580,7 @@ impl Format for Codex {
         asm.finish(&mut sink)?;
         let mut meta = st.meta;
         meta.format = "codex".into();
-        meta.agent = "Codex CLI".into();
+        meta.agent = super::kin::agent_or(input.path(), "codex", "Codex CLI");
         meta.source = input.path().to_path_buf();
         if meta.id.is_empty() {
             meta.id = input.path().file_stem().and_then(|s| s.to_str()).unwrap_or("session").to_string();

@@ -14,8 +14,8 @@ use super::glossary::{Glossary, Term};
 use super::story::{Beat, Experiment, Moment, Paragraph, Quote, SearchFacts};
 use crate::analysis::call_facts::CallFacts;
 use crate::analysis::claims;
+use crate::analysis::text::display_path;
 use crate::analysis::text::{clip, clock, duration, one_line, quote, secs_between, sentences, sentences_where};
-use crate::commands::display_path;
 use crate::detect::{self, Finding};
 use crate::model::{Message, Origin, Role, Session};
 

@@ -12,11 +12,12 @@ use serde::Serialize;
 
 use super::facts::{Builder, Change};
 use crate::analysis::call_facts::CallFacts;
+use crate::analysis::calls::is_note;
 use crate::analysis::claims::{self, Kind, is_nudge};
 use crate::analysis::liveness;
 use crate::analysis::text::human_bytes;
 use crate::analysis::text::{clip, clock, duration, one_line, secs_between, sentences};
-use crate::detect::{self, Finding, SessionStats};
+use crate::detect::{self, Cited, Details, Finding, SessionStats};
 use crate::model::{Message, Origin, Role};
 
 /// Characters of a quoted sentence.
@@ -387,7 +388,7 @@ fn basename(p: &str) -> String {
 
 /// The first statement of `kinds` in `text`.
 fn first_of(text: &str, kinds: &[Kind]) -> Option<String> {
-    claims::statements(text, QUOTE).into_iter().find(|s| kinds.contains(&s.kind)).map(|s| s.text)
+    claims::first_of(text, kinds, QUOTE)
 }
 
 /// A file that holds a plan: named like one, or written by a message that calls it one.
@@ -811,7 +812,6 @@ impl<'a> Builder<'a> {
             reply_chars: 0,
         };
         let Some(key_msg) = key_msg else { return mo };
-        let later: Vec<&Message> = f.evidence.iter().filter(|i| **i > f.key).filter_map(|i| s.message(*i)).collect();
         let earlier: Vec<&Message> = f.evidence.iter().filter(|i| **i < f.key).filter_map(|i| s.message(*i)).collect();
         let between = |a: &Message, b: &Message| {
             (Some(b.idx - a.idx.min(b.idx)), secs_between(a.timestamp, b.timestamp).map(duration))
@@ -864,48 +864,29 @@ impl<'a> Builder<'a> {
                         mo.alarm = Some(Quote { idx: a.idx, text: clip(&one_line(&st), QUOTE) });
                         mo.situations.push("stated");
                     }
+                }
+                // What was believed and what undid it, as the detector found them.
+                if let Some(Details::Belief { claim, undone }) = &f.details {
                     if f.detector == "self-correction" {
                         mo.claim = mo.alarm.clone();
-                    }
-                }
-                if f.detector == "self-correction" && mo.claim.is_none() {
-                    // An admission: the claim is the earlier message's first statement.
-                    if let Some(c) = earlier.first() {
-                        mo.claim = first_of(&c.text, &[Kind::Conclusion, Kind::Reason, Kind::Other])
-                            .map(|t| Quote { idx: c.idx, text: t });
-                    }
-                    mo.situations.push("admission");
-                }
-                // The disproof: a retraction, progress, or the process ready.
-                let disproving: Vec<&Message> =
-                    if f.detector == "self-correction" { vec![key_msg] } else { later.clone() };
-                for m in disproving.iter().rev() {
-                    if let Some(r) = retraction_in(&m.text) {
-                        mo.disproof = Some(Quote { idx: m.idx, text: r });
-                        mo.disproof_kind = Some("retraction");
-                        break;
-                    }
-                }
-                if mo.disproof.is_none() {
-                    for m in &disproving {
-                        if let Some(r) = liveness::ready_line(m) {
-                            mo.disproof = Some(Quote { idx: m.idx, text: r });
-                            mo.disproof_kind = Some("ready");
-                            break;
+                        if mo.claim.is_none() {
+                            // An admission: the claim is the statement the detector found.
+                            mo.claim = claim.as_ref().map(quote_of);
+                            mo.situations.push("admission");
                         }
-                        if let Some(p) = progress_line(m) {
-                            mo.disproof = Some(Quote { idx: m.idx, text: p });
-                            mo.disproof_kind = Some("progress");
-                            break;
-                        }
+                    }
+                    if let Some(u) = undone {
+                        let kind = match u.how.as_str() {
+                            "retraction" => "retraction",
+                            "progress" => "progress",
+                            _ => "ready",
+                        };
+                        mo.disproof = Some(Quote { idx: u.idx, text: u.text.clone() });
+                        mo.disproof_kind = Some(kind);
                     }
                 }
                 if f.detector == "self-correction" {
                     mo.retraction = mo.disproof.clone().filter(|_| mo.disproof_kind == Some("retraction"));
-                    if mo.retraction.is_none() {
-                        mo.retraction =
-                            first_of(&key_msg.text, &[Kind::Retraction]).map(|t| Quote { idx: f.key, text: t });
-                    }
                 }
                 let (a, b) = match f.detector.as_str() {
                     "false-crash-alarm" => (Some(f.key), mo.disproof.as_ref().map(|d| d.idx)),
@@ -1028,14 +1009,15 @@ impl<'a> Builder<'a> {
                 }
             }
             "user-pushback" => {
-                // The assistant's words the person answered, and the person's own.
-                if let Some(a) = earlier.first().filter(|a| !a.text.trim().is_empty()) {
-                    let q = first_of(&a.text, &[Kind::Conclusion]).unwrap_or_else(|| sentences(&a.text, 1, QUOTE));
-                    mo.claim = Some(Quote { idx: a.idx, text: q });
-                    mo.distance = Some(f.key.saturating_sub(a.idx));
+                // The assistant's words the person answered, and the person's own, as the
+                // detector found them.
+                if let Some(Details::Belief { claim, undone }) = &f.details {
+                    if let Some(c) = claim {
+                        mo.claim = Some(quote_of(c));
+                        mo.distance = Some(f.key.saturating_sub(c.idx));
+                    }
+                    mo.retraction = undone.as_ref().map(|u| Quote { idx: u.idx, text: u.text.clone() });
                 }
-                let said = super::facts::asked(&key_msg.text, 1, QUOTE);
-                mo.retraction = (!said.is_empty()).then_some(Quote { idx: f.key, text: said });
             }
             _ => {}
         }
@@ -1439,27 +1421,6 @@ fn section_headings(text: &str) -> Vec<String> {
     h
 }
 
-/// The last line of a message's outputs that reports progress ("Loading shards: 3% |
-/// 2/64", "Running migrations 120/120", "step 400/1000").
-fn progress_line(m: &Message) -> Option<String> {
-    static PROGRESS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r"(?i)(?:loading|completed|it/s|s/it|\bstep\b|epoch|shard|capturing|downloading|processing|batch|warm|migrat).*(?:\d{1,3}%|\d+\s*/\s*\d+)|(?:\d{1,3}%|\d+\s*/\s*\d+).*(?:loading|completed|it/s|s/it|\bstep\b|epoch|shard|migrat)",
-        )
-        .expect("static regex")
-    });
-    let mut last = None;
-    for c in &m.calls {
-        let Some(r) = &c.result else { continue };
-        for l in r.output.lines() {
-            if l.len() < 2000 && PROGRESS.is_match(l) {
-                last = Some(clip(&one_line(l), 160));
-            }
-        }
-    }
-    last
-}
-
 /// The probe pattern of a crash check: `grep -q Exception log` → `Exception`.
 fn alarm_probe(cmd: &str) -> Option<String> {
     let script = crate::shell::parse(cmd);
@@ -1472,16 +1433,9 @@ fn alarm_probe(cmd: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The sentence that takes a crash or a claim back.
-fn retraction_in(text: &str) -> Option<String> {
-    first_of(text, &[Kind::Retraction])
-}
-
-/// Files whose edits do not change what runs: notes, plans, docs (as the
-/// `confounded-change` detector counts them).
-fn is_note(path: &str) -> bool {
-    let p = path.to_lowercase();
-    [".md", ".markdown", ".rst", ".txt", ".ipynb", ".log"].iter().any(|e| p.ends_with(e))
+/// A finding's quote as a report quotes it.
+fn quote_of(c: &Cited) -> Quote {
+    Quote { idx: c.idx, text: c.text.clone() }
 }
 
 /// Settings that do not change what runs.
