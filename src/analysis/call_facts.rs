@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::liveness;
 use super::searches::{LONG_LINE, Shape};
-use super::text::{clip, clock, one_line, secs_between};
+use super::text::{clip, clock, one_line, secs_between, without_ansi};
 use crate::model::{Call, Message};
 use crate::shell::{self, SimpleCommand};
 
@@ -255,8 +255,6 @@ impl OutputFacts {
     }
 }
 
-static ANSI: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07").expect("static regex"));
 /// Lines that are never the error, whatever words they hold.
 static NOISE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
@@ -309,7 +307,7 @@ fn error_line(lines: &[&str]) -> Option<String> {
         if raw.len() >= 2000 {
             continue;
         }
-        let l = ANSI.replace_all(raw, "");
+        let l = without_ansi(raw);
         let l = l.trim();
         if l.is_empty() || is_noise(l) {
             continue;
@@ -343,7 +341,7 @@ fn error_line(lines: &[&str]) -> Option<String> {
     let (_, i, line) = best?;
     // "thread 'main' panicked at src/main.rs:305:10:" puts the message on the next line.
     let line = if line.ends_with(':') {
-        let next = lines[i + 1..].iter().map(|n| ANSI.replace_all(n, "")).find(|n| !n.trim().is_empty());
+        let next = lines[i + 1..].iter().map(|n| without_ansi(n)).find(|n| !n.trim().is_empty());
         match next.filter(|n| !is_noise(n.trim()) && n.len() < 2000) {
             Some(n) => format!("{line} {}", n.trim()),
             None => line,
@@ -564,20 +562,34 @@ fn shell_step(cmd: &str) -> Step {
                 | "true"
         ) && (LAUNCH.is_match(&text(c)) || c.background || c.via.iter().any(|v| v == "nohup" || v == "setsid"))
     };
-    let pick = cmds
+    // A substitution makes a word of another command (`git commit -m "$(cat <<EOF …)"`),
+    // not a step; it names the step only when nothing else is there.
+    let steps: Vec<&SimpleCommand> = match cmds.iter().filter(|c| !c.in_substitution).collect::<Vec<_>>() {
+        v if v.is_empty() => cmds.iter().collect(),
+        v => v,
+    };
+    let pick = steps
         .iter()
+        .copied()
         .find(launched)
         .map(|c| (c, "launch"))
-        .or_else(|| cmds.iter().find(|c| test_run(&text(c))).map(|c| (c, "test")))
-        .or_else(|| cmds.iter().find(|c| SEARCH_PROGRAMS.contains(&c.name())).map(|c| (c, "search")))
-        .or_else(|| cmds.iter().find(|c| READ_PROGRAMS.contains(&c.name()) && !c.piped_from).map(|c| (c, "read")))
+        .or_else(|| steps.iter().copied().find(|c| test_run(&text(c))).map(|c| (c, "test")))
+        .or_else(|| steps.iter().copied().find(|c| SEARCH_PROGRAMS.contains(&c.name())).map(|c| (c, "search")))
         .or_else(|| {
-            cmds.iter().find(|c| !matches!(c.name(), "cd" | "echo" | "export" | "source" | ".")).map(|c| (c, "run"))
-        });
+            steps.iter().copied().find(|c| READ_PROGRAMS.contains(&c.name()) && !c.piped_from).map(|c| (c, "read"))
+        })
+        .or_else(|| steps.iter().copied().find(|c| !SETUP_PROGRAMS.contains(&c.name())).map(|c| (c, "run")))
+        // Only setup and tests: a line appended to a file is what the call did
+        // (`if [ -f ~/.zshrc ]; then echo 'export PATH=…' >> ~/.zshrc; fi`).
+        .or_else(|| steps.iter().copied().find(|c| written_file(c).is_some()).map(|c| (c, "write")))
+        .or_else(|| steps.first().copied().map(|c| (c, "run")));
     let Some((c, mut action)) = pick else {
         return Step { program: "sh".into(), action: "run", remote, ..Step::default() };
     };
-    let file = c.file_args().last().map(|f| f.to_string());
+    let file = match action {
+        "write" => written_file(c),
+        _ => c.file_args().last().map(|f| f.to_string()),
+    };
     let mut pattern = None;
     let mut window = None;
     match action {
@@ -616,6 +628,23 @@ fn shell_step(cmd: &str) -> Step {
         attempts,
         interval_secs,
     }
+}
+
+/// Commands that prepare or test rather than do the work of a line: `chmod +x install.sh
+/// && ./install.sh` runs the installer, `[[ -f db ]] && sqlite3 db …` queries the database.
+const SETUP_PROGRAMS: &[&str] =
+    &["cd", "echo", "printf", "export", "source", ".", "[", "[[", "test", "chmod", "mkdir", "true", ":", "set"];
+
+/// The file a command's stdout is written or appended to (`> f`, `>> f`), if any.
+fn written_file(c: &SimpleCommand) -> Option<String> {
+    c.redirects
+        .iter()
+        .find(|r| {
+            matches!(r.op, ">" | ">>" | ">|" | "&>" | "&>>")
+                && r.fd.is_none_or(|fd| fd == 1)
+                && !r.target.starts_with("/dev/")
+        })
+        .map(|r| r.target.clone())
 }
 
 /// The entry point of the `program` run in a command line (see [`entry_of`]).
@@ -843,6 +872,22 @@ mod tests {
             (s.program.as_str(), s.action, s.file.as_deref(), s.window.as_deref(), s.remote),
             ("tail", "read", Some("/data/logs/exp_1b.log"), Some("last 50 lines"), true)
         );
+    }
+
+    #[test]
+    fn a_line_is_named_by_the_command_that_does_its_work() {
+        // The heredoc in a substitution is the commit's message, not a `cat` that read.
+        let commit = shell_step("git commit -m \"$(cat <<'EOF'\nfix: redaction hook\nEOF\n)\"");
+        assert_eq!((commit.program.as_str(), commit.action), ("git", "run"));
+        // Making a script runnable, testing for a file: setup before the work.
+        assert_eq!(shell_step("chmod +x install.sh && ./install.sh").program, "install.sh");
+        let q = shell_step("[[ -f ~/Library/TCC.db ]] && sqlite3 ~/Library/TCC.db 'select * from access'");
+        assert_eq!(q.program, "sqlite3");
+        // Nothing but a test and an append: the append is what the line did.
+        let rc = shell_step("if [ -f ~/.zshrc ]; then echo 'export PATH=$HOME/.local/bin:$PATH' >> ~/.zshrc; fi");
+        assert_eq!((rc.action, rc.file.as_deref()), ("write", Some("~/.zshrc")));
+        // A line of setup alone is still named.
+        assert_eq!(shell_step("mkdir -p out").program, "mkdir");
     }
 
     #[test]

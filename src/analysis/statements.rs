@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::text::quote;
+use super::text::{quote, without_ansi};
 
 /// The message text minus fenced code blocks, quoted lines (`> …`) and aider-style
 /// SEARCH/REPLACE bodies; inline code keeps its content (agents name things in it).
@@ -48,8 +48,12 @@ pub fn quote_from(text: &str, sentence: &str, n: usize) -> String {
 }
 
 /// `sentence` as `text` writes it, with the mark that ends it (`It's still loading!`),
-/// on one line, at most `n` characters.
+/// on one line, at most `n` characters. A sentence that only introduces what follows
+/// (`Uncaught runtime errors:`) is quoted with what it introduces.
 pub fn sentence_quote(text: &str, sentence: &str, n: usize) -> String {
+    if sentence.trim_end().ends_with(':') {
+        return quote_from(&without_ansi(text), sentence, n);
+    }
     let p = prose(text);
     let end = p.find(sentence).map(|i| i + sentence.len());
     let mark = end.and_then(|e| p[e..].chars().next()).filter(|c| matches!(c, '.' | '!' | '?' | '。' | '！' | '？'));
@@ -143,6 +147,18 @@ mod tests {
             sentences("您说得对！这不正常。对吗？"),
             vec![("您说得对", Some('!')), ("这不正常", Some('.')), ("对吗", Some('?'))]
         );
+    }
+
+    #[test]
+    fn a_sentence_that_introduces_is_quoted_with_what_it_introduces() {
+        let t = "Uncaught runtime errors:\n× ERROR useCallback is not defined\nat CalendarView";
+        assert_eq!(
+            sentence_quote(t, "Uncaught runtime errors:", 80),
+            "Uncaught runtime errors: × ERROR useCallback is not defined at CalendarView"
+        );
+        assert_eq!(sentence_quote("It is still failing! See log.", "It is still failing", 80), "It is still failing!");
+        let colour = "commit error:\n\u{1b}[1;33mRunning gitleaks scan\u{1b}[0m";
+        assert_eq!(sentence_quote(colour, "commit error:", 80), "commit error: Running gitleaks scan");
     }
 
     #[test]

@@ -2,12 +2,24 @@
 //! contiguous piece of the message (whitespace collapsed), cut with "…" where it is
 //! shortened, so a reader — and the citation test — can find it in the message.
 
+use std::borrow::Cow;
 use std::path::Path;
+use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
+use regex::Regex;
 
 /// The mark that stands for text left out of a quote.
 pub const ELLIPSIS: char = '…';
+
+/// Terminal colour and cursor codes (`ESC[1;33m`) and window titles (`ESC]…BEL`).
+static ANSI: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07").expect("static regex"));
+
+/// `s` without terminal escape codes: how a log pasted or printed in colour reads.
+pub fn without_ansi(s: &str) -> Cow<'_, str> {
+    ANSI.replace_all(s, "")
+}
 
 /// Whitespace (newlines included) collapsed to single spaces, trimmed.
 pub fn one_line(s: &str) -> String {

@@ -77,12 +77,16 @@ pub enum Details {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         undone: Option<Undoing>,
     },
-    /// Runs of one command that failed alike, nothing changed in between.
+    /// Runs of one command that failed alike, nothing (but at most the folder) changed in between.
     Runs {
         /// The failing runs, first to last.
         runs: Vec<u32>,
         /// The error they share, as printed (empty: they failed the same silent way).
         error: String,
+        /// Only the working folder asked for changed between runs (a refused call,
+        /// which no folder could have let through).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        folder_changed: bool,
     },
     /// A relaunch with several things changed since the previous launch.
     Relaunch {

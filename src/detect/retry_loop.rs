@@ -140,6 +140,7 @@ impl Detector for RetryLoop {
                     outcome: failed(call).then(|| outcome(call.result.as_ref())),
                     shown: shown(call),
                     command: call.command.clone(),
+                    folder: working_folder(call).map(str::to_string),
                 };
                 // A refused call never ran: it changed nothing for the other chains.
                 extend(&mut open, &mut done, pos, m.idx, run, !refused);
@@ -167,6 +168,8 @@ struct Run {
     /// The command as the summary shows it (empty for a result whose call was lost).
     shown: String,
     command: Option<String>,
+    /// The working folder it asked for.
+    folder: Option<String>,
 }
 
 /// Add a run to its chain. A run that may have changed something (`changes`) ends every
@@ -185,6 +188,7 @@ fn extend(open: &mut HashMap<String, Chain>, done: &mut Vec<Chain>, pos: usize, 
             c.last_pos = pos;
             if pos - c.first_pos <= LOOKAHEAD {
                 c.runs.push(idx);
+                c.folder_changed |= c.folder != run.folder;
             }
             open.insert(run.norm, c);
         }
@@ -198,6 +202,8 @@ fn extend(open: &mut HashMap<String, Chain>, done: &mut Vec<Chain>, pos: usize, 
                 error,
                 shown: run.shown,
                 command: run.command,
+                folder: run.folder,
+                folder_changed: false,
             };
             open.insert(run.norm, c);
         }
@@ -228,10 +234,20 @@ fn refused(call: &Call) -> bool {
 /// changed nothing, and sending it again unchanged is a retry).
 fn identity(call: &Call) -> Option<String> {
     if let Some(cmd) = call.command.as_deref() {
-        return normalize(cmd);
+        // The same line run in another working folder is another attempt, not a retry —
+        // unless it was refused before it ran, where the folder could not matter.
+        return normalize(cmd).map(|n| match working_folder(call) {
+            Some(d) if !refused(call) => format!("{n}\u{1f}{d}"),
+            _ => n,
+        });
     }
     let r = call.result.as_ref()?;
     (r.is_error && !call.input.is_null()).then(|| format!("{}\u{1f}{}", call.name, call.input))
+}
+
+/// The folder a shell call asked to run in (Gemini CLI's `dir_path`, Codex's `workdir`).
+fn working_folder(call: &Call) -> Option<&str> {
+    ["dir_path", "directory", "workdir", "cwd"].iter().find_map(|k| call.input.get(*k)?.as_str())
 }
 
 /// A call as the summary names it: its command line, or the tool and the file it works on.
@@ -273,6 +289,7 @@ fn orphan_run(m: &Message) -> Option<Run> {
         outcome: Some((outcome, error)),
         shown: String::new(),
         command: None,
+        folder: None,
     })
 }
 
@@ -286,6 +303,9 @@ struct Chain {
     error: String,
     shown: String,
     command: Option<String>,
+    /// The first run's working folder, and whether a later run asked for another.
+    folder: Option<String>,
+    folder_changed: bool,
 }
 
 fn finding(id: &str, messages: &[Message], c: &Chain) -> Finding {
@@ -294,17 +314,17 @@ fn finding(id: &str, messages: &[Message], c: &Chain) -> Finding {
     // A result whose call was lost is known by its words alone.
     let what =
         if c.shown.is_empty() { String::from("A call whose record is unreadable") } else { format!("`{}`", c.shown) };
-    let summary = format!(
-        "{what} failed {} times in {span} messages, each time {how}, with nothing changed in between",
-        c.runs.len()
-    );
+    // Only a refused call keeps its chain across folders (see `identity`).
+    let between = if c.folder_changed { "with only its working folder changed" } else { "with nothing changed" };
+    let summary =
+        format!("{what} failed {} times in {span} messages, each time {how}, {between} in between", c.runs.len());
     Finding {
         detector: id.into(),
         key: c.runs[0],
         evidence: c.runs.clone(),
         summary,
         command: c.command.clone(),
-        details: Some(Details::Runs { runs: c.runs.clone(), error: c.error.clone() }),
+        details: Some(Details::Runs { runs: c.runs.clone(), error: c.error.clone(), folder_changed: c.folder_changed }),
     }
 }
 
@@ -484,6 +504,36 @@ mod tests {
         assert!(run(&[base(1), base(2), run_msg(3, "pip install -e .", 0, ""), base(4)]).is_empty());
         assert_eq!(run(&[base(1), base(2), text(3, Role::User, ""), base(4)]).len(), 1);
         assert_eq!(run(&[base(1), base(2), base(3)]).len(), 1);
+    }
+
+    #[test]
+    fn the_same_line_in_another_working_folder_is_another_attempt() {
+        // Gemini CLI's run_shell_command takes the folder as `dir_path`.
+        let in_dir = |i, d: Option<&str>, refused: bool| {
+            let mut m = if refused {
+                // Refused before it ran: an error with no exit code.
+                let mut m =
+                    fixture::bash_exit(i, "make", "Command rejected because it could not be parsed safely", None);
+                m.calls[0].result.as_mut().expect("a result").is_error = true;
+                m
+            } else {
+                run_msg(i, "make", 2, "make: *** No targets specified and no makefile found.  Stop.")
+            };
+            if let Some(d) = d {
+                m.calls[0].input = serde_json::json!({ "command": "make", "dir_path": d });
+            }
+            m
+        };
+        let ran = |d: [Option<&str>; 3]| run(&[in_dir(1, d[0], false), in_dir(2, d[1], false), in_dir(3, d[2], false)]);
+        assert!(ran([Some("a"), Some("b"), Some("c")]).is_empty());
+        assert_eq!(ran([Some("a"), Some("a"), Some("a")]).len(), 1);
+        assert_eq!(ran([None, None, None]).len(), 1);
+        // A refusal does not depend on the folder: a retry, told as such.
+        let f = run(&[in_dir(1, Some("a"), true), in_dir(2, Some("b"), true), in_dir(3, Some("c"), true)]);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].summary.ends_with("with only its working folder changed in between"), "{}", f[0].summary);
+        let f = run(&[in_dir(1, Some("a"), true), in_dir(2, Some("a"), true), in_dir(3, Some("a"), true)]);
+        assert!(f[0].summary.ends_with("with nothing changed in between"), "{}", f[0].summary);
     }
 
     #[test]

@@ -23,7 +23,7 @@ use regex::Regex;
 use super::{Cited, Details, Detector, Finding, SessionView, Undoing};
 use crate::analysis::claims::{Kind as Claim, first_of};
 use crate::analysis::statements::{clause_before, prose, sentence_quote, sentences};
-use crate::analysis::text::{quote, sentences as lead_sentences};
+use crate::analysis::text::{quote, sentences as lead_sentences, without_ansi};
 use crate::model::{Message, Origin, Role};
 
 pub struct UserPushback;
@@ -358,15 +358,12 @@ fn is_pasted(line: &str) -> bool {
     letters * 2 < t.chars().count()
 }
 
-/// Terminal colour and cursor codes pasted along with a log.
-static ANSI: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]").expect("ansi regex is valid"));
-
 /// `@file` mentions (Cursor rules, attached files): names, not the person's words.
 static MENTION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?m)(?:^|\s)@[\w./-]+").expect("mention regex is valid"));
 
 fn words(text: &str) -> Words {
-    let text = ANSI.replace_all(text, "");
+    let text = without_ansi(text);
     let mut own = String::new();
     let mut pasted_lines = 0;
     let mut pasted_chars = 0;

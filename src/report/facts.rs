@@ -4,7 +4,7 @@
 //! quote, a command, an output line, a count or a time taken from the transcript, with
 //! the `idx` of the message it came from.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -1031,7 +1031,11 @@ impl<'a> Builder<'a> {
             }
             "retry-loop" => {
                 if let Some(m) = mo {
-                    out.push(mk("retry-differs", "failed", m.command.clone(), m.runs.last().cloned()));
+                    let mut a = mk("retry-differs", "failed", m.command.clone(), m.runs.last().cloned());
+                    if m.situations.contains(&"folder-changed") {
+                        a.situations.insert(0, "folder-changed");
+                    }
+                    out.push(a);
                 }
             }
             _ => {}
@@ -1507,13 +1511,22 @@ impl<'a> Builder<'a> {
         groups.truncate(5);
 
         let time = self.time_use();
+        // A tool is worth explaining where the story turns on it: in the calls the
+        // findings cite. Elsewhere a command counts as text (`--tp 8` still names tensor
+        // parallelism), so `grep`, `head` or `sed` run in passing are not defined.
+        let cited: HashSet<u32> =
+            self.findings.iter().flat_map(|f| f.evidence.iter().chain([&f.key])).copied().collect();
         let (mut texts, mut commands): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
         for m in &s.messages {
             if m.role == Role::System {
                 continue;
             }
             texts.push(&m.text);
-            commands.extend(m.commands());
+            if cited.contains(&m.idx) {
+                commands.extend(m.commands());
+            } else {
+                texts.extend(m.commands());
+            }
         }
         let technologies = self.glossary.find(&texts, &commands);
         let last =

@@ -29,6 +29,8 @@ const RECENT_BEATS: usize = 9;
 const MILESTONES: usize = 7;
 /// Exit codes of a process stopped on purpose (Ctrl-C, SIGTERM), not a failure.
 const STOPPED: [i32; 2] = [130, 143];
+/// The exit code of `timeout` (and of Codex's and Gemini CLI's time limits) when it stopped the command.
+const TIME_LIMIT: i32 = 124;
 /// Messages after a launch searched for its wait, error and verdict.
 const EXPERIMENT_SPAN: usize = 10;
 
@@ -96,7 +98,15 @@ pub struct Experiment {
     /// The assistant's conclusion about it, and what it said it would do next.
     pub verdict: Option<Quote>,
     pub next: Option<Quote>,
-    /// ready, failed, alarm, timeout, unknown
+    /// How the launch's own command line ended, when it did: `time-limit` (the tool's
+    /// time limit stopped it while it still ran, exit code 124), `stopped` (by the
+    /// person), `exited` (exit code 0) — and after how long.
+    /// (Left out when unknown: phrase variants are chosen by a hash of the facts.)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ran_for: Option<String>,
+    /// ready, failed, alarm, timeout, time-limit, unknown
     pub outcome: &'static str,
 }
 
@@ -565,6 +575,8 @@ impl<'a> Builder<'a> {
             wait: None,
             error: None,
             exit_code: None,
+            ended: None,
+            ran_for: None,
             verdict: None,
             next: None,
             outcome: "unknown",
@@ -590,13 +602,36 @@ impl<'a> Builder<'a> {
                     }
                 }
             }
-            if let Some((idx, r, f)) = ended
-                && let Some(code) = r.exit_code.filter(|c| *c != 0)
-            {
-                x.exit_code = Some(Quote { idx, text: code.to_string() });
-                // 130 and 143 are Ctrl-C and SIGTERM: the server was stopped, it did not fail.
-                if !STOPPED.contains(&code) {
-                    x.error = f.output.as_ref().and_then(|o| o.failure_line()).map(|text| Quote { idx, text });
+            // A launch sent to the background returns at once: its command line's end is
+            // not the process's, unless a later read of its output saw it end.
+            let detached = call.input.get("run_in_background").and_then(|v| v.as_bool()) == Some(true)
+                || call.command.as_deref().is_some_and(|c| {
+                    crate::shell::parse(c)
+                        .commands
+                        .iter()
+                        .any(|s| s.background || s.via.iter().any(|v| v == "nohup" || v == "setsid"))
+                });
+            if let Some((idx, r, f)) = ended {
+                // `timeout` exits 124: a server still running when the tool's time limit
+                // came, not one that failed (whatever it printed meanwhile).
+                x.ended = if detached && idx == m.idx {
+                    None
+                } else if r.timed_out || r.exit_code == Some(TIME_LIMIT) {
+                    Some("time-limit")
+                } else if r.interrupted {
+                    Some("stopped")
+                } else if r.exit_code == Some(0) {
+                    Some("exited")
+                } else {
+                    None
+                };
+                x.ran_for = f.seconds.filter(|s| *s > 0 && x.ended.is_some()).map(duration);
+                if let Some(code) = r.exit_code.filter(|c| *c != 0) {
+                    x.exit_code = Some(Quote { idx, text: code.to_string() });
+                    // 130 and 143 are Ctrl-C and SIGTERM: the server was stopped, it did not fail.
+                    if !STOPPED.contains(&code) && x.ended.is_none() {
+                        x.error = f.output.as_ref().and_then(|o| o.failure_line()).map(|text| Quote { idx, text });
+                    }
                 }
             }
         }
@@ -674,6 +709,7 @@ impl<'a> Builder<'a> {
             }
         }
         x.outcome = match (&x.error, x.wait.as_ref().map(|w| w.outcome)) {
+            _ if x.ended == Some("time-limit") => "time-limit",
             (Some(_), _) => "failed",
             _ if x.exit_code.as_ref().is_some_and(|q| !STOPPED.iter().any(|c| c.to_string() == q.text)) => "failed",
             (None, Some("alarm")) => "alarm",
@@ -721,6 +757,8 @@ impl<'a> Builder<'a> {
             wait: None,
             error: None,
             exit_code: None,
+            ended: None,
+            ran_for: None,
             verdict: None,
             next: None,
             outcome: "unknown",
@@ -949,6 +987,9 @@ impl<'a> Builder<'a> {
                 }
             }
             "retry-loop" => {
+                if let Some(Details::Runs { folder_changed: true, .. }) = &f.details {
+                    mo.situations.push("folder-changed");
+                }
                 for m in f.evidence.iter().filter_map(|i| s.message(*i)) {
                     let line = self.facts_of(m).iter().filter_map(|c| c.output.as_ref()).find_map(|o| o.failure_line());
                     if let Some(l) = line {

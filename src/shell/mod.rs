@@ -214,6 +214,9 @@ pub struct SimpleCommand {
     pub negated: bool,
     /// Part of an `if`/`elif`/`while`/`until` condition.
     pub in_condition: bool,
+    /// From a `$(…)`/backtick/`<(…)` substitution: it makes a word of another
+    /// command (`git commit -m "$(cat <<'EOF' …)"`), not a step of its own.
+    pub in_substitution: bool,
 }
 
 /// A redirection such as `2>&1` or `> /data/log`.

@@ -647,6 +647,9 @@ impl Parser<'_> {
             for s in self.out.subst.get_mut(start..end).unwrap_or_default() {
                 *s = true;
             }
+            for c in self.out.script.commands.get_mut(start..end).unwrap_or_default() {
+                c.in_substitution = true;
+            }
         }
     }
 }
