@@ -769,6 +769,7 @@ fn seed_findings() -> Vec<debrief::detect::Finding> {
         f("context-dump", 5087, &[5086, 5087], "a whole-project recap"),
         f("polling-timeout", 5069, &[5069], "the wait loop ran out of attempts"),
         f("user-pushback", 2795, &[2792, 2795], "the user reports n-gram is slower than the baseline"),
+        f("oscillation", 49, &[37, 47, 49], "an edit of communicator.py undone and redone"),
     ]
 }
 

@@ -19,6 +19,7 @@ mod fixture;
 pub mod grep_tail_pivot;
 pub mod liveness;
 pub mod noisy_search;
+pub mod oscillation;
 pub mod polling_timeout;
 pub mod prose;
 pub mod retry_loop;
@@ -153,6 +154,7 @@ pub fn registry() -> &'static [&'static dyn Detector] {
         &confounded_change::ConfoundedChange,
         &retry_loop::RetryLoop,
         &user_pushback::UserPushback,
+        &oscillation::Oscillation,
     ]
 }
 

@@ -373,7 +373,7 @@ impl Target {
     }
 }
 
-fn paths_meet(a: &str, b: &str) -> bool {
+pub(super) fn paths_meet(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }

@@ -200,7 +200,8 @@ pub struct Moment {
     pub dismissal: Option<String>,
     /// polling-timeout (and a crash alarm's wait).
     pub wait: Option<WaitFacts>,
-    /// retry-loop: each run and the line it failed with.
+    /// retry-loop: each run and the line it failed with (oscillation: each flip and
+    /// the command or file that made it).
     pub runs: Vec<Quote>,
     pub command: Option<String>,
     /// context-dump.
@@ -974,6 +975,18 @@ impl<'a> Builder<'a> {
                 }
                 if mo.command.is_none() {
                     mo.command = self.facts_of(key_msg).iter().find_map(|c| c.command_short.clone());
+                }
+            }
+            "oscillation" => {
+                // Each flip: the file it edited, or the command that made it.
+                for m in f.evidence.iter().filter_map(|i| s.message(*i)) {
+                    let edited = m.calls.iter().flat_map(crate::detect::calls::edited_files).next();
+                    let did = edited
+                        .map(|f| basename(&f))
+                        .or_else(|| self.facts_of(m).iter().find_map(|c| c.command_short.clone()));
+                    if let Some(text) = did {
+                        mo.runs.push(Quote { idx: m.idx, text });
+                    }
                 }
             }
             "context-dump" => {
