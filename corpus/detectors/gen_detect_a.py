@@ -559,6 +559,26 @@ def false_crash_alarm():
     ]
     write("false-crash-alarm", "neg-up-after-a-fix", claude, codex_steps=codex)
 
+    # An alarm without the word crash: "not on port 53", refuted by the socket listening
+    # after only waiting; and the same alarm settled by a restart with a new config.
+    NETSTAT_NONE = "udp        0      0 0.0.0.0:5353            0.0.0.0:*                           13481/avahi-daemon"
+    NETSTAT_53 = "tcp        0      0 :::53                   :::*                    LISTEN      18428/blocky\n" + NETSTAT_NONE
+    steps = [
+        U("Move DNS from dnsmasq to blocky on port 53."),
+        A("", sh("ssh root@192.168.8.1 '/etc/init.d/dnsmasq restart && service blocky restart && sleep 3 && netstat -tlnup | grep :53'", NETSTAT_NONE)),
+        A("Blocky isn't on port 53. Let me check its log.", sh("ssh root@192.168.8.1 'logread | grep -i blocky | tail -3'", "INFO list_cache: downloading denylist ads (1 of 1)")),
+        A("", sh("ssh root@192.168.8.1 'sleep 20; netstat -tlnup | grep :53'", NETSTAT_53)),
+    ]
+    write("false-crash-alarm", "pos-not-on-port-then-listening", steps)
+    steps = [
+        U("Move DNS from dnsmasq to blocky on port 53."),
+        A("", sh("ssh root@192.168.8.1 '/etc/init.d/dnsmasq restart && service blocky restart && sleep 3 && netstat -tlnup | grep :53'", NETSTAT_NONE)),
+        A("Blocky isn't on port 53. The config still says 5335; fixing it.", sh("ssh root@192.168.8.1 \"sed -i 's/dns: 5335/dns: 53/' /etc/blocky/config.yml && service blocky restart\"", "")),
+        A("", sh("ssh root@192.168.8.1 'sleep 5; netstat -tlnup | grep :53'", NETSTAT_53)),
+        A("Blocky is on port 53 now."),
+    ]
+    write("false-crash-alarm", "neg-not-on-port-until-fixed", steps)
+
 
 def self_correction():
     steps = [

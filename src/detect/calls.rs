@@ -138,6 +138,7 @@ const LOOKING_PROGRAMS: &[&str] = &[
     "nvidia-smi",
     "nvcc",
     "journalctl",
+    "logread",
     "dmesg",
     "sleep",
     "true",
