@@ -386,6 +386,14 @@ impl Redactor {
         if let Some(c) = &mut f.command {
             self.redact_string(c);
         }
+        // Every string of the details, whatever the variant: through their JSON form, so a
+        // new kind of detail cannot be forgotten here.
+        if let Some(d) = &f.details
+            && let Ok(mut v) = serde_json::to_value(d)
+        {
+            self.redact_json(&mut v);
+            f.details = serde_json::from_value(v).ok();
+        }
     }
 
     /// Redact a message's text, thinking, commands, call inputs and outputs.

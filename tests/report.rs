@@ -246,6 +246,46 @@ fn every_citation_quotes_the_message_it_cites() {
 }
 
 #[test]
+fn an_oscillation_is_told_by_its_two_states_and_each_switch() {
+    use debrief::detect::Details;
+    let dir = common::corpus("detectors/oscillation");
+    let mut told = 0;
+    for entry in std::fs::read_dir(&dir).expect("fixtures") {
+        let path = entry.expect("entry").path();
+        if !path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("pos-")) {
+            continue;
+        }
+        let s = common::parse(&path).remove(0);
+        let red = redacted(&s);
+        let findings = debrief::detect::detect_session(debrief::detect::registry(), &s.messages);
+        let f = findings.iter().find(|f| f.detector == "oscillation").expect("an oscillation");
+        let Some(Details::Flips { states, switches, .. }) = &f.details else { panic!("{}: no flips", path.display()) };
+        let glossary = strict().glossary().expect("glossary");
+        let rep = report::build(&red, &findings, Selector::Episode(f.key), &glossary).expect("build");
+        for fmt in ["md", "html"] {
+            let doc = report::export::by_id(fmt).expect("format").render(&rep, &strict()).expect("render");
+            check_citations(&doc, &red, fmt == "html", &format!("{} {fmt}", path.display()));
+            if fmt == "md" {
+                let lede = doc.lines().find(|l| !l.is_empty() && !l.starts_with('#')).expect("a lede");
+                for st in states.iter().filter(|s| !s.is_empty()) {
+                    assert!(lede.contains(&format!("`{st}`")), "{}: the lede lacks `{st}`:\n{lede}", path.display());
+                }
+                for sw in switches {
+                    assert!(
+                        lede.contains(&format!("[msg {}]", sw.idx)),
+                        "{}: switch {} untold:\n{lede}",
+                        path.display(),
+                        sw.idx
+                    );
+                }
+            }
+        }
+        told += 1;
+    }
+    assert!(told >= 8, "only {told} oscillation fixtures told");
+}
+
+#[test]
 fn a_citation_without_its_quote_is_caught() {
     // The checker itself must be able to fail.
     let s = &common::parse(&common::corpus("claude-code/ledger-timezone-fix.jsonl"))[0];
@@ -747,6 +787,18 @@ fn seed_findings() -> Vec<debrief::detect::Finding> {
         evidence: evidence.to_vec(),
         summary: summary.to_string(),
         command: None,
+        details: None,
+    };
+    // What the belief detectors find, as they would fill it in.
+    let belief = |f: debrief::detect::Finding, claim: Option<(u32, &str)>, undone: (u32, &str, &str)| {
+        use debrief::detect::{Cited, Details, Undoing};
+        debrief::detect::Finding {
+            details: Some(Details::Belief {
+                claim: claim.map(|(idx, text)| Cited { idx, text: text.into() }),
+                undone: Some(Undoing { idx: undone.0, how: undone.1.into(), text: undone.2.into() }),
+            }),
+            ..f
+        }
     };
     vec![
         f(
@@ -755,7 +807,11 @@ fn seed_findings() -> Vec<debrief::detect::Finding> {
             &[5068, 5076, 5078, 5080],
             "relaunch changes NCCL settings and a code patch at once",
         ),
-        f("false-crash-alarm", 5081, &[5081, 5085], "the poll loop printed CRASHED while the server was loading"),
+        belief(
+            f("false-crash-alarm", 5081, &[5081, 5085], "the poll loop printed CRASHED while the server was loading"),
+            Some((5081, "CRASHED")),
+            (5085, "retraction", "It's still loading!"),
+        ),
         f("noisy-search", 5082, &[5082], "one ServerArgs line carries most of the grep output"),
         f("retry-loop", 5083, &[5082, 5083], "the log is grepped again with a similar pattern"),
         f(
@@ -764,12 +820,30 @@ fn seed_findings() -> Vec<debrief::detect::Finding> {
             &[5082, 5083, 5084],
             "grep swamped by the ServerArgs dump, then tail -50 of the same log",
         ),
-        f("self-correction", 5085, &[5081, 5085], "the assistant retracts the crash verdict"),
+        belief(
+            f("self-correction", 5085, &[5081, 5085], "the assistant retracts the crash verdict"),
+            Some((5081, "CRASHED")),
+            (5085, "retraction", "It's still loading!"),
+        ),
         f("empty-user-turn", 5086, &[5086], "an empty user turn"),
         f("context-dump", 5087, &[5086, 5087], "a whole-project recap"),
         f("polling-timeout", 5069, &[5069], "the wait loop ran out of attempts"),
-        f("user-pushback", 2795, &[2792, 2795], "the user reports n-gram is slower than the baseline"),
-        f("oscillation", 49, &[37, 47, 49], "an edit of communicator.py undone and redone"),
+        belief(
+            f("user-pushback", 2795, &[2792, 2795], "the user reports n-gram is slower than the baseline"),
+            Some((2792, "Checking how n-gram is wired in `python/sglang/srt/model_executor/cuda_graph_runner.py`.")),
+            (2795, "pushback", "n-gram is worse than baseline (41 vs 82 tok/s)."),
+        ),
+        debrief::detect::Finding {
+            details: Some(debrief::detect::Details::Flips {
+                of: "lines".into(),
+                subject: "communicator.py".into(),
+                states: ["topk = 1".into(), "topk = 2".into()],
+                switches: [(37, "topk = 2"), (47, "max_len = 4096"), (49, "topk = 2")]
+                    .map(|(idx, text)| debrief::detect::Cited { idx, text: text.into() })
+                    .to_vec(),
+            }),
+            ..f("oscillation", 49, &[37, 47, 49], "an edit of communicator.py undone and redone")
+        },
     ]
 }
 

@@ -1,8 +1,9 @@
 //! `noisy-search`: a pattern search whose output was swamped by a few huge lines or
 //! truncated by the tool, so the matches it was after are buried.
 
-use super::searches::{self, Shape, human_bytes, payload};
-use super::{Detector, Finding, SessionView};
+use super::{Detector, Finding, SessionView, Telling};
+use crate::analysis::searches::{self, Shape, payload};
+use crate::analysis::text::{clip_line, human_bytes};
 
 pub struct NoisySearch;
 
@@ -81,9 +82,13 @@ impl Detector for NoisySearch {
                         } else {
                             format!("{long} long lines (the longest {}) are", shape.swamp_phrase())
                         };
-                        format!("{lines} {:.0}% of its {} output", shape.long_share * 100.0, human_bytes(shape.bytes))
+                        format!(
+                            "{lines} {:.0}% of its {} output",
+                            shape.long_share * 100.0,
+                            human_bytes(shape.bytes as u64)
+                        )
                     } else if let Some(marker) = shape.truncated.as_ref().filter(|_| shape.cut_buries()) {
-                        let marker = searches::clip(marker, 50);
+                        let marker = clip_line(marker, 50);
                         match shape.cut_share {
                             Some(c) => format!("the tool cut {:.0}% of its output ({marker})", c * 100.0),
                             None => format!("output truncated by the tool ({marker})"),
@@ -98,11 +103,15 @@ impl Detector for NoisySearch {
                         evidence: vec![m.idx],
                         summary: format!("{}: {what}", s.describe()),
                         command: Some(command),
+                        details: None,
                     });
                     break 'calls;
                 }
             }
         }
+    }
+    fn telling(&self) -> Telling {
+        Telling { rank: 6, beats: &["search", "read"], ..Telling::DEFAULT }
     }
 }
 

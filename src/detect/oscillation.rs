@@ -3,7 +3,7 @@
 //! toggled back and forth across its relaunches.
 //!
 //! How it reads a session:
-//! - File text: every edit the calls make ([`calls::text_edits`]: Edit tools' old and
+//! - File text: every edit the calls make ([`text_edits`]: Edit tools' old and
 //!   new strings, patches' `-`/`+` lines, whole writes, heredocs appended) is a set of
 //!   lines taken out and put in, per file and machine. A line of a file is *in* or
 //!   *out*; an edit that takes a line out or puts it in flips it, and a whole write
@@ -31,12 +31,12 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::calls::{edits, is_edit_tool, only_looks, text_edits};
 use super::confounded_change::{Launch, launches};
-use super::prose::clip;
 use super::retry_loop::{normalize, outcome};
-use super::searches::paths_meet;
-use super::{Detector, Finding, LOOKAHEAD, LOOKBACK, SessionView};
+use super::{Cited, Details, Detector, Finding, LOOKAHEAD, LOOKBACK, SessionView, Telling};
+use crate::analysis::calls::{edits, is_edit_tool, only_looks, text_edits};
+use crate::analysis::searches::paths_meet;
+use crate::analysis::text::{and_list, quote};
 use crate::model::{Message, Role};
 use crate::shell;
 
@@ -340,11 +340,22 @@ fn text_findings(msgs: &[Message], out: &mut Vec<Finding>) {
         evidence.dedup();
         // Name the line the key put back in (else the one it took out), the longest.
         let code = |l: &str| !(l.starts_with('#') || l.starts_with("//") || l.starts_with("--"));
-        let (line, present) = lines
+        let rank = |l: &String| (code(l), l.len(), std::cmp::Reverse(l.clone()));
+        let (line, present) =
+            lines.iter().max_by(|(a, pa), (b, pb)| (*pa, rank(a)).cmp(&(*pb, rank(b)))).cloned().unwrap_or_default();
+        // The two states, each by its telling line: the lines the file holds before the
+        // first switch (those out at the key), and after it (in at the key); empty where
+        // a state is the lines' absence.
+        let state = |in_at_key: bool| {
+            let side: Vec<&String> = lines.iter().filter(|(_, p)| *p == in_at_key).map(|(l, _)| l).collect();
+            side.into_iter().max_by_key(|l| rank(l)).map(|l| quote(l, 60)).unwrap_or_default()
+        };
+        let states = [state(false), state(true)];
+        let switches: Vec<Cited> = evidence
             .iter()
-            .max_by(|(a, pa), (b, pb)| (*pa, code(a), a.len(), b).cmp(&(*pb, code(b), b.len(), a)))
-            .cloned()
-            .unwrap_or_default();
+            .enumerate()
+            .map(|(n, idx)| Cited { idx: *idx, text: states[(n + 1) % 2].clone() })
+            .collect();
         let others = lines.len() - 1;
         let with = match others {
             0 => String::new(),
@@ -353,7 +364,7 @@ fn text_findings(msgs: &[Message], out: &mut Vec<Finding>) {
         };
         let summary = format!(
             "`{}`{with} {} in {} a second time: {} {}",
-            clip(&line, 60),
+            quote(&line, 60),
             if present { "put back" } else { "taken out" },
             files.name(file),
             sequence(!present, FLIPS),
@@ -365,6 +376,12 @@ fn text_findings(msgs: &[Message], out: &mut Vec<Finding>) {
             evidence,
             summary,
             command: msgs[key].calls.iter().find_map(|c| c.command.clone()),
+            details: Some(Details::Flips {
+                of: "lines".into(),
+                subject: files.name(file).to_string(),
+                states,
+                switches,
+            }),
         });
     }
 }
@@ -381,7 +398,7 @@ fn shown(v: &Option<String>, name: &str) -> String {
     match v {
         None => "unset".into(),
         Some(v) if v.is_empty() => format!("--{name}"),
-        Some(v) => clip(v, 30),
+        Some(v) => quote(v, 30),
     }
 }
 
@@ -445,12 +462,36 @@ fn setting_findings(msgs: &[Message], all: &[Launch], out: &mut Vec<Finding>) {
             let mut first = positions[0];
             let mut evidence: Vec<u32> = positions.iter().map(|p| msgs[*p].idx).collect();
             // The launch before the first flip holds the state it flipped from.
-            if let Some(before) = window.iter().rev().find(|l| l.at.0 < first) {
+            let before = window.iter().rev().find(|l| l.at.0 < first).copied();
+            if let Some(before) = before {
                 evidence.push(msgs[before.at.0].idx);
                 first = before.at.0;
             }
             evidence.sort_unstable();
             evidence.dedup();
+            // A launch's state: the toggled settings as it set them.
+            let state_of = |l: &Launch| {
+                let parts: Vec<String> = toggled
+                    .iter()
+                    .map(|(name, _, _)| {
+                        let bare = name.trim_start_matches('$');
+                        match (name.starts_with('$'), setting(l, name)) {
+                            (true, v) => format!("{bare}={}", v.as_deref().map_or("unset".into(), |v| quote(v, 30))),
+                            (false, None) => format!("no --{bare}"),
+                            (false, Some(v)) if v.is_empty() => format!("--{bare}"),
+                            (false, Some(v)) => format!("--{bare} {}", quote(&v, 30)),
+                        }
+                    })
+                    .collect();
+                parts.join(" ")
+            };
+            let switched: Vec<&Launch> = window.iter().copied().filter(|l| positions.contains(&l.at.0)).collect();
+            let states = [
+                before.or(switched.first().copied()).map(state_of).unwrap_or_default(),
+                switched.first().map(|l| state_of(l)).unwrap_or_default(),
+            ];
+            let switches: Vec<Cited> =
+                switched.iter().map(|l| Cited { idx: msgs[l.at.0].idx, text: state_of(l) }).collect();
             out.push(Finding {
                 detector: String::new(),
                 key: msgs[key].idx,
@@ -458,10 +499,11 @@ fn setting_findings(msgs: &[Message], all: &[Launch], out: &mut Vec<Finding>) {
                 summary: format!(
                     "relaunch of {} toggled {} back a second time ({})",
                     cur.display,
-                    super::prose::and_list(&texts),
+                    and_list(&texts),
                     span(msgs, first, key)
                 ),
                 command: cur.call.command.clone(),
+                details: Some(Details::Flips { of: "setting".into(), subject: cur.display.clone(), states, switches }),
             });
         }
     }
@@ -529,22 +571,31 @@ fn command_findings(msgs: &[Message], all: &[Launch], out: &mut Vec<Finding>) {
                 continue;
             }
             let (a, b) = (&four[0], &four[1]);
-            let said = |r: &Run| r.line.as_deref().map(|l| format!(" (\"{}\")", clip(l, 50))).unwrap_or_default();
+            let said = |r: &Run| r.line.as_deref().map(|l| format!(" (\"{}\")", quote(l, 50))).unwrap_or_default();
             let mut evidence: Vec<u32> = positions.iter().map(|p| msgs[*p].idx).collect();
             evidence.dedup();
+            let switches =
+                four[1..].iter().map(|r| Cited { idx: msgs[r.pos].idx, text: quote(&r.command, 80) }).collect();
+            let details = Details::Flips {
+                of: "commands".into(),
+                subject: format!("{} and {}", quote(&a.command, 50), quote(&b.command, 50)),
+                states: [quote(&a.command, 80), quote(&b.command, 80)],
+                switches,
+            };
             out.push(Finding {
                 detector: String::new(),
                 key: msgs[pos].idx,
                 evidence,
                 summary: format!(
                     "`{}`{} and `{}`{} run by turns, twice each, with the same outcomes and nothing changed between ({})",
-                    clip(&a.command, 50),
+                    quote(&a.command, 50),
                     said(a),
-                    clip(&b.command, 50),
+                    quote(&b.command, 50),
                     said(b),
                     span(msgs, positions[0], pos),
                 ),
                 command: call.command.clone(),
+                details: Some(details),
             });
         }
     }
@@ -574,6 +625,12 @@ impl Detector for Oscillation {
         found.sort_by_key(|f| f.key);
         found.dedup_by_key(|f| f.key);
         out.extend(found.into_iter().map(|f| Finding { detector: self.id().into(), ..f }));
+    }
+
+    fn telling(&self) -> Telling {
+        // Told beside the edits or the relaunch that switched back a second time; its
+        // evidence is the earlier switches, told again where they reach into later steps.
+        Telling { rank: 4, beats: &["edits", "experiment", "test", "failure"], threads: true, ..Telling::DEFAULT }
     }
 }
 
