@@ -246,6 +246,46 @@ fn every_citation_quotes_the_message_it_cites() {
 }
 
 #[test]
+fn an_oscillation_is_told_by_its_two_states_and_each_switch() {
+    use debrief::detect::Details;
+    let dir = common::corpus("detectors/oscillation");
+    let mut told = 0;
+    for entry in std::fs::read_dir(&dir).expect("fixtures") {
+        let path = entry.expect("entry").path();
+        if !path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("pos-")) {
+            continue;
+        }
+        let s = common::parse(&path).remove(0);
+        let red = redacted(&s);
+        let findings = debrief::detect::detect_session(debrief::detect::registry(), &s.messages);
+        let f = findings.iter().find(|f| f.detector == "oscillation").expect("an oscillation");
+        let Some(Details::Flips { states, switches, .. }) = &f.details else { panic!("{}: no flips", path.display()) };
+        let glossary = strict().glossary().expect("glossary");
+        let rep = report::build(&red, &findings, Selector::Episode(f.key), &glossary).expect("build");
+        for fmt in ["md", "html"] {
+            let doc = report::export::by_id(fmt).expect("format").render(&rep, &strict()).expect("render");
+            check_citations(&doc, &red, fmt == "html", &format!("{} {fmt}", path.display()));
+            if fmt == "md" {
+                let lede = doc.lines().find(|l| !l.is_empty() && !l.starts_with('#')).expect("a lede");
+                for st in states.iter().filter(|s| !s.is_empty()) {
+                    assert!(lede.contains(&format!("`{st}`")), "{}: the lede lacks `{st}`:\n{lede}", path.display());
+                }
+                for sw in switches {
+                    assert!(
+                        lede.contains(&format!("[msg {}]", sw.idx)),
+                        "{}: switch {} untold:\n{lede}",
+                        path.display(),
+                        sw.idx
+                    );
+                }
+            }
+        }
+        told += 1;
+    }
+    assert!(told >= 8, "only {told} oscillation fixtures told");
+}
+
+#[test]
 fn a_citation_without_its_quote_is_caught() {
     // The checker itself must be able to fail.
     let s = &common::parse(&common::corpus("claude-code/ledger-timezone-fix.jsonl"))[0];
@@ -793,6 +833,17 @@ fn seed_findings() -> Vec<debrief::detect::Finding> {
             Some((2792, "Checking how n-gram is wired in `python/sglang/srt/model_executor/cuda_graph_runner.py`.")),
             (2795, "pushback", "n-gram is worse than baseline (41 vs 82 tok/s)."),
         ),
+        debrief::detect::Finding {
+            details: Some(debrief::detect::Details::Flips {
+                of: "lines".into(),
+                subject: "communicator.py".into(),
+                states: ["topk = 1".into(), "topk = 2".into()],
+                switches: [(37, "topk = 2"), (47, "max_len = 4096"), (49, "topk = 2")]
+                    .map(|(idx, text)| debrief::detect::Cited { idx, text: text.into() })
+                    .to_vec(),
+            }),
+            ..f("oscillation", 49, &[37, 47, 49], "an edit of communicator.py undone and redone")
+        },
     ]
 }
 

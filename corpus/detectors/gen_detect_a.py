@@ -357,6 +357,68 @@ def grep_tail_pivot():
     ]
     write("grep-tail-pivot", "neg-folder-search-then-head", steps)
 
+    # A search that matched nothing because of how it searched, then a look at the file.
+    HK = "/home/dana/audit/hardening_20260101.log"
+    claude = [
+        U("Check the hardening log for any issues."),
+        A("", tool("Grep", {"pattern": "Fail", "path": HK, "output_mode": "content"}, "No matches found")),
+        A(
+            "\"Fail\" is a dead end. I will read the first 50 lines of the log to understand its format.",
+            tool("Read", {"file_path": HK, "limit": 50}, "[*] 1/1/2026 6:28:59 PM - Starting HardeningKitty\n[*] Hostname: legion"),
+        ),
+    ]
+    codex = [
+        U("Check the hardening log for any issues."),
+        A("", sh(f"rg -n Fail {HK}", "", exit=1)),
+        A(
+            "Nothing matched \"Fail\"; the log must use different wording. Reading its first lines to see how it reports results.",
+            sh(f"head -n 50 {HK}", "[*] 1/1/2026 6:28:59 PM - Starting HardeningKitty\n[*] Hostname: legion"),
+        ),
+    ]
+    write("grep-tail-pivot", "pos-search-missed-then-head", claude, codex_steps=codex)
+
+    # A file listing filtered by name, then a read of one of the files it listed.
+    readmes = "\n".join(f"./tools/pkg{i}/README.md" for i in range(40))
+    claude = [
+        U("Plan a README section on how skills are discovered."),
+        A("", sh("rg --files . | rg '(^|/)(README|AGENTS)\\.md$'", readmes + "\n\n... [412 lines truncated] ...")),
+        A("", sh("sed -n '1,240p' tools/pkg3/README.md", "# pkg3\nSkills are folders of instructions.")),
+    ]
+    codex = [
+        U("Plan a README section on how skills are discovered."),
+        A("", sh("rg --files . | rg '(^|/)(README|AGENTS)\\.md$'", "Total output lines: 452\n\n" + readmes[:900] + "…2461 tokens truncated…" + readmes[-300:])),
+        A("", sh("sed -n '1,240p' tools/pkg3/README.md", "# pkg3\nSkills are folders of instructions.")),
+    ]
+    write("grep-tail-pivot", "neg-listing-then-read", claude, codex_steps=codex)
+
+    # A folder search the tool cut, a narrower search that named the file, then its head.
+    wide = log_lines("", 120, lambda i: f"src/bridge/{['chat', 'tasks', 'memory'][i % 3]}.rs:{20 + i}:    alden_call(&state, {i})?;")
+    narrow = "src/bridge/chat.rs:293:pub async fn alden_chat_send(\nsrc/bridge/chat.rs:331:pub async fn alden_chat_history("
+    claude = [
+        U("Make the chat bridge callable from the UI."),
+        A("", sh("grep -rn 'alden_' src/bridge", wide + "\n\n... [860 lines truncated] ...")),
+        A("", sh("grep -rn 'alden_chat' src/bridge", narrow)),
+        A("", sh("head -200 src/bridge/chat.rs", "use chrono::Utc;\nuse serde::{Deserialize, Serialize};")),
+    ]
+    codex = [
+        U("Make the chat bridge callable from the UI."),
+        A("", sh("rg -n 'alden_' src/bridge", "Total output lines: 980\n\n" + wide + "\n…9200 tokens truncated…\n")),
+        A("", sh("rg -n 'alden_chat' src/bridge", narrow)),
+        A("", sh("head -200 src/bridge/chat.rs", "use chrono::Utc;\nuse serde::{Deserialize, Serialize};")),
+    ]
+    write("grep-tail-pivot", "neg-narrower-search-answered", claude, codex_steps=codex)
+
+    # One swamped folder search, two reads after it: only the first is the pivot.
+    rec = "{\"ts\":1759527477,\"text\":\"" + "créer une initiative avec plusieurs projets " * 60 + "\"}"
+    swamped = f"history.jsonl:19:{rec}\nlog/tui.log:132:{rec}\nlog/tui.log:151:{rec}"
+    steps = [
+        U("The MCP tools still don't show up."),
+        A("", sh("rg arnaud -n", swamped)),
+        A("", sh("head -n 40 history.jsonl", '{"ts":1758907676,"text":"où est le dossier .codex ?"}')),
+        A("", sh("tail -n 50 log/tui.log", "INFO aggregated 24 tools from 2 servers")),
+    ]
+    write("grep-tail-pivot", "pos-one-search-one-pivot", steps)
+
 
 def noisy_search():
     dump = server_args_dump()
@@ -396,6 +458,30 @@ def noisy_search():
     write("noisy-search", "neg-ps-grep", [U("Is the server process still there?"), A("", sh("ps aux | grep sglang", procs))])
     cut = log_lines("", 20, lambda i: f"[2026-02-27 11:05:12] server_args=ServerArgs(model_path='/models/kimi-k2.5', tokenizer_path='/mo")
     write("noisy-search", "neg-cut-long-lines", [U("Find the args line."), A("", sh(f"grep ServerArgs {LOG} | cut -c1-120", cut))])
+    # Recorded session records in the tree: many 1–2 KB lines, none huge, bury the match.
+    rec = "{" + ",".join(f'"field_{k}":"npx vitest run step {k}"' for k in range(45)) + "}"
+    records = "\n".join(f"examples/codex.jsonl:{40 + i}:{rec}" for i in range(14)) + "\npackage.json:12:    \"test\": \"vitest run\""
+    steps = [U("Do we still use vitest anywhere?"), A("", sh("rg \"vitest\" -n || echo 'no-vitest-refs'", records))]
+    write("noisy-search", "pos-session-records", steps)
+
+    # Near misses: a listing the tool cut, and a cut that kept most of the match lines.
+    names = "\n".join(f"desktop/src/components/c{i}.tsx" for i in range(600))
+    claude = [U("What is in desktop/?"), A("", sh("rg --files -g 'desktop/**'", names + "\n\n... [40057 lines truncated] ..."))]
+    codex = [
+        U("What is in desktop/?"),
+        A("", sh("rg --files -g 'desktop/**'", "Total output lines: 40657\n\n" + names[:9000] + "…705009 tokens truncated…" + names[-9000:])),
+    ]
+    write("noisy-search", "neg-file-listing", claude, codex_steps=codex)
+    hits = [f"opk/ui/pdl_editor.py:{200 + i}:        self.pr_fan_{i} = QSpinBox(); self.pr_fan_{i}.setRange(0, 100)" for i in range(178)]
+    claude = [
+        U("Wire the fan and camera options into the editor."),
+        A("", sh("grep -rn 'pr_fan_\\|pr_camera_\\|opt_' opk", "\n".join(hits[:120]) + "\n\n... [58 lines truncated] ...")),
+    ]
+    codex = [
+        U("Wire the fan and camera options into the editor."),
+        A("", sh("rg -n 'pr_fan_|pr_camera_|opt_' opk -S", "\n".join(hits[:50]) + "\n[... omitted 0 of 178 lines ...]\n\n" + "\n".join(hits[-51:]))),
+    ]
+    write("noisy-search", "neg-cut-kept-most", claude, codex_steps=codex)
     write(
         "noisy-search",
         "neg-loop-probe",
@@ -472,6 +558,26 @@ def false_crash_alarm():
         A("The server is up now."),
     ]
     write("false-crash-alarm", "neg-up-after-a-fix", claude, codex_steps=codex)
+
+    # An alarm without the word crash: "not on port 53", refuted by the socket listening
+    # after only waiting; and the same alarm settled by a restart with a new config.
+    NETSTAT_NONE = "udp        0      0 0.0.0.0:5353            0.0.0.0:*                           13481/avahi-daemon"
+    NETSTAT_53 = "tcp        0      0 :::53                   :::*                    LISTEN      18428/blocky\n" + NETSTAT_NONE
+    steps = [
+        U("Move DNS from dnsmasq to blocky on port 53."),
+        A("", sh("ssh root@192.168.8.1 '/etc/init.d/dnsmasq restart && service blocky restart && sleep 3 && netstat -tlnup | grep :53'", NETSTAT_NONE)),
+        A("Blocky isn't on port 53. Let me check its log.", sh("ssh root@192.168.8.1 'logread | grep -i blocky | tail -3'", "INFO list_cache: downloading denylist ads (1 of 1)")),
+        A("", sh("ssh root@192.168.8.1 'sleep 20; netstat -tlnup | grep :53'", NETSTAT_53)),
+    ]
+    write("false-crash-alarm", "pos-not-on-port-then-listening", steps)
+    steps = [
+        U("Move DNS from dnsmasq to blocky on port 53."),
+        A("", sh("ssh root@192.168.8.1 '/etc/init.d/dnsmasq restart && service blocky restart && sleep 3 && netstat -tlnup | grep :53'", NETSTAT_NONE)),
+        A("Blocky isn't on port 53. The config still says 5335; fixing it.", sh("ssh root@192.168.8.1 \"sed -i 's/dns: 5335/dns: 53/' /etc/blocky/config.yml && service blocky restart\"", "")),
+        A("", sh("ssh root@192.168.8.1 'sleep 5; netstat -tlnup | grep :53'", NETSTAT_53)),
+        A("Blocky is on port 53 now."),
+    ]
+    write("false-crash-alarm", "neg-not-on-port-until-fixed", steps)
 
 
 def self_correction():

@@ -138,6 +138,7 @@ const LOOKING_PROGRAMS: &[&str] = &[
     "nvidia-smi",
     "nvcc",
     "journalctl",
+    "logread",
     "dmesg",
     "sleep",
     "true",
@@ -290,6 +291,159 @@ pub fn copies_to(call: &Call) -> Vec<(usize, String)> {
             out.push((k, host_only(host).to_string()));
         }
     }
+    out
+}
+
+/// What an edit did to a file's text, as far as the call says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextEdit {
+    pub file: String,
+    /// The machine the file is on (see [`FileEdit::place`]).
+    pub place: Option<String>,
+    /// For a shell edit, the index in the parsed script of the command that made it.
+    pub command: Option<usize>,
+    /// The lines the edit took out (an Edit tool's old string, a patch's `-` lines).
+    pub removed: Vec<String>,
+    /// The lines it put in; for a whole write, the file's whole new content.
+    pub added: Vec<String>,
+    /// `added` is the whole file (the Write tool, `cat > f <<EOF`, `tee f <<EOF`); what
+    /// it held before is not said.
+    pub whole: bool,
+}
+
+/// The text edits of a call: an Edit tool's old and new strings (also each of a
+/// MultiEdit's), a Write tool's content, an `apply_patch` patch's `-`/`+` lines per file
+/// (as a tool, through `apply_patch <<EOF` in a shell, or in a Codex code-mode script),
+/// and heredocs written to a file (`cat > f <<EOF` whole, `cat >> f <<EOF` and `tee -a`
+/// appended). Calls that failed changed nothing and give none.
+pub fn text_edits(call: &Call) -> Vec<TextEdit> {
+    let mut out = Vec::new();
+    let failed = call.result.as_ref().is_some_and(|r| r.is_error) || failed(call);
+    if failed && (call.command.is_none() || is_edit_tool(call)) {
+        return out;
+    }
+    let lines = |s: &str| s.lines().map(str::to_string).collect::<Vec<_>>();
+    let text = |v: &Value, keys: &[&str]| keys.iter().find_map(|k| v.get(*k).and_then(Value::as_str)).map(lines);
+    if is_edit_tool(call) {
+        let input = &call.input;
+        let file = FILE_FIELDS.iter().find_map(|k| input.get(*k).and_then(Value::as_str)).unwrap_or("").to_string();
+        let edit =
+            |removed, added, whole| TextEdit { file: file.clone(), place: None, command: None, removed, added, whole };
+        const OLD: &[&str] = &["old_string", "old_str", "oldText", "old_text"];
+        const NEW: &[&str] = &["new_string", "new_str", "newText", "new_text"];
+        if let (Some(old), Some(new)) = (text(input, OLD), text(input, NEW)) {
+            out.push(edit(old, new, false));
+        }
+        for e in input.get("edits").and_then(Value::as_array).into_iter().flatten() {
+            if let (Some(old), Some(new)) = (text(e, OLD), text(e, NEW)) {
+                out.push(edit(old, new, false));
+            }
+        }
+        if out.is_empty()
+            && !file.is_empty()
+            && let Some(content) = input.get("content").and_then(Value::as_str)
+        {
+            out.push(edit(Vec::new(), lines(content), true));
+        }
+        let patch = match input {
+            Value::String(s) => Some(s.as_str()),
+            v => v.get("input").or_else(|| v.get("patch")).and_then(Value::as_str),
+        };
+        out.extend(patch.into_iter().flat_map(patch_edits));
+        return out;
+    }
+    if call.name == "exec"
+        && let Some(script) = call.input.as_str()
+    {
+        for patch in crate::formats::codex::code_mode_patches(script) {
+            out.extend(patch_edits(&patch));
+        }
+    }
+    let Some(cmd) = call.command.as_deref() else { return out };
+    let script = shell::parse(cmd);
+    for ((k, c), docs) in script.commands.iter().enumerate().zip(heredocs_by_command(&script)) {
+        let place = place_of(c);
+        let mut found: Vec<TextEdit> = Vec::new();
+        match (c.name(), docs) {
+            ("apply_patch", _) => {
+                found.extend(docs.iter().chain(&c.args).flat_map(|p| patch_edits(p)));
+            }
+            ("cat", [body]) => {
+                if let Some(r) = c.redirects.iter().find(|r| matches!(r.op, ">" | ">|" | ">>")) {
+                    let whole = r.op != ">>";
+                    found.push(TextEdit {
+                        file: r.target.clone(),
+                        place: None,
+                        command: None,
+                        removed: Vec::new(),
+                        added: lines(body),
+                        whole,
+                    });
+                }
+            }
+            ("tee", [body]) => {
+                let whole = !c.has_flag(Some('a'), Some("append"));
+                if let Some(f) = c.positionals().first() {
+                    found.push(TextEdit {
+                        file: f.to_string(),
+                        place: None,
+                        command: None,
+                        removed: Vec::new(),
+                        added: lines(body),
+                        whole,
+                    });
+                }
+            }
+            _ => {}
+        }
+        // A failed command line whose last command is the edit: the edit failed.
+        if failed && k + 1 == script.commands.len() {
+            continue;
+        }
+        out.extend(found.into_iter().map(|e| TextEdit { place: place.clone(), command: Some(k), ..e }));
+    }
+    out
+}
+
+/// The `-` and `+` lines of a patch, per file: a Codex patch (`*** Update File: f`,
+/// `*** Add File: f`) or a unified diff (`+++ b/f`).
+pub fn patch_edits(patch: &str) -> Vec<TextEdit> {
+    let mut out: Vec<TextEdit> = Vec::new();
+    let mut lines = patch.lines().peekable();
+    while let Some(line) = lines.next() {
+        let l = line.trim_end();
+        let header = ["*** Update File: ", "*** Add File: ", "*** Delete File: "]
+            .iter()
+            .find_map(|p| l.strip_prefix(p))
+            .or_else(|| l.strip_prefix("+++ b/"))
+            .or_else(|| l.strip_prefix("+++ ").filter(|n| !n.starts_with("/dev/null")));
+        if let Some(name) = header {
+            let name = name.split('\t').next().unwrap_or(name).trim();
+            out.push(TextEdit {
+                file: name.to_string(),
+                place: None,
+                command: None,
+                removed: Vec::new(),
+                added: Vec::new(),
+                whole: false,
+            });
+            continue;
+        }
+        // A unified diff's `--- a/f` line comes before its `+++` line.
+        if l.starts_with("--- ") && lines.peek().is_some_and(|n| n.starts_with("+++ ")) {
+            continue;
+        }
+        if l.starts_with("*** ") || l.starts_with("@@") {
+            continue;
+        }
+        let Some(cur) = out.last_mut() else { continue };
+        if let Some(r) = line.strip_prefix('-') {
+            cur.removed.push(r.to_string());
+        } else if let Some(a) = line.strip_prefix('+') {
+            cur.added.push(a.to_string());
+        }
+    }
+    out.retain(|e| !e.removed.is_empty() || !e.added.is_empty());
     out
 }
 

@@ -161,6 +161,8 @@ pub struct Alarm {
     pub command: Option<String>,
     /// The line that raised it: the verdict as the check printed it, or the sentence.
     pub line: String,
+    /// The port the process was said not to be on ("blocky isn't on port 53").
+    pub port: Option<u16>,
 }
 
 /// The alarm an assistant message raises, if any: one of its commands echoes a failure
@@ -194,6 +196,7 @@ pub fn alarm(m: &Message) -> Option<Alarm> {
                     what: format!("{kind} printed {}{on}", tok.as_str()),
                     command: call.command.clone(),
                     line: clip_line(line, 160),
+                    port: None,
                 });
             }
         }
@@ -202,7 +205,99 @@ pub fn alarm(m: &Message) -> Option<Alarm> {
         what: format!("the assistant said \"{}\"", clip_line(&s, 80)),
         command: None,
         line: clip_line(&s, 160),
+        port: None,
     })
+}
+
+/// [`alarm`], or the assistant concluding that a process is not up ([`not_up_statement`]).
+pub fn alarm_or_not_up(m: &Message) -> Option<Alarm> {
+    if m.role != Role::Assistant {
+        return None;
+    }
+    alarm(m).or_else(|| {
+        not_up_statement(&m.text).map(|(s, port)| Alarm {
+            what: format!("the assistant said \"{}\"", clip_line(&s, 80)),
+            command: None,
+            line: clip_line(&s, 160),
+            port,
+        })
+    })
+}
+
+/// "blocky isn't on port 53", "nothing is listening on localhost:3000", "the proxy is
+/// not running": the assistant concludes that a process is not up, without the word
+/// crash. The port, when one is named.
+static NOT_UP: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)\b(?:isn't|is not|isnt|not|never)\s+(?:yet\s+|even\s+|actually\s+)?(?:on|listening on|bound to|binding to|running on|up on|answering on|serving on)\s+(?:port\s+)?(?:[\w.-]+:)?(?P<port>\d{2,5})\b",
+        r"|\bnothing\s+(?:is\s+)?(?:listening|running|bound)\s+on\s+(?:port\s+)?(?:[\w.-]+:)?(?P<port2>\d{2,5})\b",
+        r"|\b(?:server|process|service|proxy|daemon|app|api|backend|frontend|database|db|container|worker)\s+(?:isn't|is not|isnt)\s+(?:running|up|listening|started)\b",
+    ))
+});
+/// "blocky is on port 53 now", "it's listening on :8080".
+static UP_ON_PORT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:is|'s|’s)\s+(?:now\s+|actually\s+|already\s+)?(?:on|listening on|bound to|running on|up on|answering on|serving on)\s+(?:port\s+)?(?:[\w.-]+:)?(?P<port>\d{2,5})\b",
+    )
+});
+/// A `netstat`/`ss`/`lsof` line of a socket listening on a port.
+static LISTEN_LINE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"[:.](?P<port>\d{2,5})\s.*\bLISTEN(?:ING)?\b|\bLISTEN(?:ING)?\b.*[:.](?P<port2>\d{2,5})\b"));
+
+/// The sentence of `text` that concludes, without hedging, that a process is not up
+/// ("blocky isn't on port 53"), and the port it names.
+pub fn not_up_statement(text: &str) -> Option<(String, Option<u16>)> {
+    let p = prose(text);
+    for (s, end) in sentences(&p) {
+        if end == Some('?') {
+            continue;
+        }
+        for c in NOT_UP.captures_iter(s) {
+            let m = c.get(0).expect("a match has a whole");
+            if hedged(clause_before(s, m.start())) || NOT_READY_CONTEXT.is_match(clause_before(s, m.start())) {
+                continue;
+            }
+            let port = c.name("port").or_else(|| c.name("port2")).and_then(|p| p.as_str().parse().ok());
+            return Some((s.to_string(), port));
+        }
+    }
+    None
+}
+
+/// Words before a "not up" that make it a wait or a plan, not a verdict: "until it is
+/// on port 53", "make sure nothing is listening".
+static NOT_READY_CONTEXT: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:until|unless|whether|make sure|ensure|so that|before|wait for|waiting for)\b"));
+
+/// The message shows the process up on `port`: a listening socket in an output, or the
+/// assistant saying it is on that port.
+pub fn up_on_port(m: &Message, port: u16) -> Option<String> {
+    for o in outputs(m) {
+        for line in o.lines() {
+            if let Some(c) = LISTEN_LINE.captures(line)
+                && c.name("port").or_else(|| c.name("port2")).and_then(|p| p.as_str().parse::<u16>().ok()) == Some(port)
+            {
+                return Some(quote(line, 80));
+            }
+        }
+    }
+    let p = prose(&m.text);
+    for (s, end) in sentences(&p) {
+        if end == Some('?') {
+            continue;
+        }
+        for c in UP_ON_PORT.captures_iter(s) {
+            let at = c.get(0).expect("a match has a whole").start();
+            let before = clause_before(s, at);
+            if c.name("port").and_then(|p| p.as_str().parse::<u16>().ok()) == Some(port)
+                && !hedged(before)
+                && !NOT_READY.is_match(before)
+            {
+                return Some(s.to_string());
+            }
+        }
+    }
+    None
 }
 
 /// The sentence of `text` that states, without hedging, that the process crashed.
@@ -436,6 +531,27 @@ mod tests {
         assert!(alive_statement("The server is up now.").is_some());
         assert!(alive_statement("Is the server up?").is_none());
         assert!(alive_statement("The server is not up yet.").is_none());
+    }
+
+    #[test]
+    fn not_up_without_the_word_crash() {
+        let (s, port) = not_up_statement("Blocky isn't on port 53. Let me check for errors:").expect("alarm");
+        assert_eq!((s.as_str(), port), ("Blocky isn't on port 53", Some(53)));
+        assert_eq!(not_up_statement("Nothing is listening on localhost:3000.").map(|x| x.1), Some(Some(3000)));
+        assert!(not_up_statement("The proxy is not running, so requests fail.").is_some());
+        assert!(not_up_statement("Is blocky not on port 53?").is_none(), "a question");
+        assert!(not_up_statement("Let me wait until it is on port 53.").is_none());
+        assert!(not_up_statement("If the proxy is not running, start it.").is_none(), "hedged");
+        assert!(not_up_statement("Make sure nothing is listening on port 8080 first.").is_none());
+        let netstat = ran("netstat -tlnup | grep :53", "tcp  0  0 :::53  :::*  LISTEN  18428/blocky\n");
+        assert_eq!(up_on_port(&netstat, 53).as_deref(), Some("tcp 0 0 :::53 :::* LISTEN 18428/blocky"));
+        assert!(up_on_port(&netstat, 5353).is_none());
+        let other = ran("netstat -tlnup", "tcp  0  0 :::4005  :::*  LISTEN  18241/blocky\n");
+        assert!(up_on_port(&other, 53).is_none(), "the HTTP port is not the DNS one");
+        let said = Message { role: Role::Assistant, text: "Blocky is on port 53 now.".into(), ..Message::default() };
+        assert!(up_on_port(&said, 53).is_some());
+        let not = Message { role: Role::Assistant, text: "Blocky is not on port 53 yet.".into(), ..Message::default() };
+        assert!(up_on_port(&not, 53).is_none());
     }
 
     #[test]

@@ -74,27 +74,95 @@ pub struct Shape {
     pub lines: usize,
     /// Byte lengths of the (up to) three longest lines, longest first.
     pub longest: Vec<usize>,
-    /// Share of the bytes held by those of the three longest lines that are long
-    /// (at least [`LONG_LINE`] bytes).
+    /// Lines at least [`LONG_LINE`] bytes long.
+    pub long_lines: usize,
+    /// Share of the bytes held by the long lines (at least [`LONG_LINE`] bytes).
     pub long_share: f64,
+    /// Share of the bytes held by lines longer than a match line of code (at least
+    /// [`WIDE_LINE`] bytes): log records with payloads, JSON records, prose paragraphs.
+    pub wide_share: f64,
     /// The truncation marker the tool left, if any.
     pub truncated: Option<String>,
+    /// How much of the whole output the tool cut (0..1), when its marker or header
+    /// says how much there was ("Total output lines: 779", "[... omitted 0 of 178
+    /// lines ...]", "… [4210 lines truncated] …", "…11211 tokens truncated…").
+    pub cut_share: Option<f64>,
     /// What the longest line is, when it is recognisably a dump ("ServerArgs(…) dump").
     pub dump: Option<String>,
 }
 
 /// A line at least this long is not a log line or a match a person reads.
 pub const LONG_LINE: usize = 1000;
-/// The longest line of a swamped output is at least this long.
+/// The longest line of a swamped output is at least this long, or its long lines
+/// together at least [`SWAMP_BYTES`].
 const SWAMP_LINE: usize = 2000;
+const SWAMP_BYTES: usize = 4000;
+/// Longer than a match line of source code (`src/a.rs:12:    let x = …`).
+const WIDE_LINE: usize = 300;
+
+/// How harnesses say how much output there was, or how much they cut.
+static AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\A\s*Total output lines: (?P<total>\d+)",
+        r"|\[\.\.\. omitted (?P<omitted>\d+) of (?P<of>\d+) lines \.\.\.\]",
+        r"|\.\.\. \[(?P<cut_lines>\d+) lines truncated\] \.\.\.",
+        r"|…(?P<tokens>\d+) tokens truncated…",
+        r"|\[\.\.\. removed (?P<cut_bytes>\d+) bytes to fit",
+        r"|Output too large \((?P<size>[\d.]+)\s*(?P<unit>[KMG]?B)\)",
+    ))
+    .expect("truncation-amount regex is valid")
+});
+
+/// Share of the whole output that the tool cut, from what its marker says.
+fn cut_share(text: &str, bytes: usize, lines: usize) -> Option<f64> {
+    let share = |cut: f64, total: f64| (total > 0.0).then(|| (cut / total).clamp(0.0, 1.0));
+    let num = |c: &regex::Captures, k: &str| c.name(k).and_then(|m| m.as_str().parse::<f64>().ok());
+    // Lines shown: the marker's own line and the header are not output.
+    let shown = lines.saturating_sub(1) as f64;
+    let mut best: Option<f64> = None;
+    for c in AMOUNT.captures_iter(prefix(text, 200_000)) {
+        let s = if let Some(total) = num(&c, "total").or_else(|| num(&c, "of")) {
+            // "omitted 0 of 178 lines" when the cut was by bytes: count what is shown.
+            share((total - shown).max(num(&c, "omitted").unwrap_or(0.0)), total)
+        } else if let Some(cut) = num(&c, "cut_lines") {
+            share(cut, cut + shown)
+        } else if let Some(tokens) = num(&c, "tokens") {
+            share(tokens * 4.0, tokens * 4.0 + bytes as f64)
+        } else if let Some(cut) = num(&c, "cut_bytes") {
+            share(cut, cut + bytes as f64)
+        } else if let Some(size) = num(&c, "size") {
+            let unit = match c.name("unit").map(|m| m.as_str()) {
+                Some("KB") => 1e3,
+                Some("MB") => 1e6,
+                Some("GB") => 1e9,
+                _ => 1.0,
+            };
+            share(size * unit - bytes as f64, size * unit)
+        } else {
+            None
+        };
+        best = match (best, s) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    best
+}
 
 impl Shape {
     pub fn of(text: &str) -> Shape {
         let mut longest: Vec<(usize, &str)> = Vec::with_capacity(4);
-        let mut lines = 0;
+        let (mut lines, mut long_lines, mut long_bytes, mut wide_bytes) = (0, 0, 0, 0);
         for line in text.lines() {
             lines += 1;
             let len = line.len();
+            if len >= LONG_LINE {
+                long_lines += 1;
+                long_bytes += len;
+            }
+            if len >= WIDE_LINE {
+                wide_bytes += len;
+            }
             if longest.len() < 3 || len > longest[longest.len() - 1].0 {
                 let at = longest.partition_point(|(l, _)| *l >= len);
                 longest.insert(at, (len, line));
@@ -102,15 +170,19 @@ impl Shape {
             }
         }
         let bytes = text.len();
-        let long: usize = longest.iter().map(|(l, _)| *l).filter(|l| *l >= LONG_LINE).sum();
-        let long_share = if bytes == 0 { 0.0 } else { long as f64 / bytes as f64 };
+        let share = |n: usize| if bytes == 0 { 0.0 } else { n as f64 / bytes as f64 };
         let dump = longest.first().filter(|(l, _)| *l >= LONG_LINE).and_then(|(_, line)| describe_line(line));
+        let truncated = TRUNCATION.find(text).map(|m| m.as_str().to_string());
+        let cut_share = truncated.as_ref().and_then(|_| cut_share(text, bytes, lines));
         Shape {
             bytes,
             lines,
             longest: longest.iter().map(|(l, _)| *l).collect(),
-            long_share,
-            truncated: TRUNCATION.find(text).map(|m| m.as_str().to_string()),
+            long_lines,
+            long_share: share(long_bytes),
+            wide_share: share(wide_bytes),
+            truncated,
+            cut_share,
             dump,
         }
     }
@@ -118,7 +190,16 @@ impl Shape {
     /// Most of the output is one or a few very long lines: whatever the search was
     /// after is buried under them.
     pub fn swamped(&self) -> bool {
-        self.longest.first().is_some_and(|l| *l >= SWAMP_LINE) && self.long_share >= 0.5
+        let long_bytes = self.long_share * self.bytes as f64;
+        let big = self.longest.first().is_some_and(|l| *l >= SWAMP_LINE) || long_bytes >= SWAMP_BYTES as f64;
+        big && self.long_share >= 0.5
+    }
+
+    /// The tool cut the output so that the matches are buried: it cut at least half of
+    /// it (or does not say how much), or what it kept is mostly long lines. A cut that
+    /// kept most of a list of ordinary match lines left them readable.
+    pub fn cut_buries(&self) -> bool {
+        self.truncated.is_some() && (self.cut_share.is_none_or(|c| c >= 0.5) || self.wide_share >= 1.0 / 3.0)
     }
 
     /// Too much to read, whatever its lines look like.
@@ -271,7 +352,9 @@ impl Target {
     }
 }
 
-fn paths_meet(a: &str, b: &str) -> bool {
+/// Two spellings of one path: the same, or one the other's tail at a `/`
+/// (`ci.yml`, `/repo/.github/workflows/ci.yml` and `.github/workflows/ci.yml`).
+pub fn paths_meet(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
@@ -357,7 +440,11 @@ fn search_program(c: &SimpleCommand) -> Option<String> {
     let name = name.strip_suffix(".exe").unwrap_or(&name);
     match name {
         "grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack" | "ack-grep" => {
-            if c.has_flag(Some('v'), Some("invert-match")) { None } else { Some(name.to_string()) }
+            if c.has_flag(Some('v'), Some("invert-match")) || lists_files(c, name) {
+                None
+            } else {
+                Some(name.to_string())
+            }
         }
         "findstr" => (!c.args.iter().any(|a| a.eq_ignore_ascii_case("/v"))).then(|| "findstr".into()),
         "select-string" | "sls" => {
@@ -366,6 +453,17 @@ fn search_program(c: &SimpleCommand) -> Option<String> {
         "git" if c.positionals().first() == Some(&"grep") => Some("git grep".into()),
         "journalctl" if c.flag_value(Some('g'), Some("grep")).is_some() => Some("journalctl --grep".into()),
         _ => None,
+    }
+}
+
+/// `rg --files`, `ag -g`, `ack -f`: the search program lists files (optionally by a
+/// name pattern) instead of searching their contents, so it has no matches to bury.
+fn lists_files(c: &SimpleCommand, name: &str) -> bool {
+    match name {
+        "rg" => c.has_flag(None, Some("files")),
+        "ag" => c.has_flag(Some('g'), Some("filename-pattern")) || c.has_flag(None, Some("list-file-types")),
+        "ack" | "ack-grep" => c.has_flag(Some('f'), None) || c.has_flag(Some('g'), None),
+        _ => false,
     }
 }
 

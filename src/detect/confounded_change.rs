@@ -39,7 +39,7 @@
 use std::collections::BTreeMap;
 
 use super::{Details, Detector, Finding, LOOKBACK, SessionView, Telling};
-use crate::analysis::calls::{copies_to, edits, is_edit_tool, is_note, place_of};
+use crate::analysis::calls::{copies_to, edits, is_edit_tool, is_note, place_of, text_edits};
 use crate::analysis::text::{and_list, quote};
 use crate::model::{Call, Message};
 use crate::shell::{self, Script, SimpleCommand};
@@ -152,21 +152,21 @@ impl Detector for ConfoundedChange {
 
 /// One launch of a program, with what it was launched with.
 #[derive(Debug)]
-struct Launch<'a> {
+pub(super) struct Launch<'a> {
     /// (position in the view, call number, command number in the call's script).
-    at: (usize, usize, usize),
-    call: &'a Call,
+    pub(super) at: (usize, usize, usize),
+    pub(super) call: &'a Call,
     /// The machine it runs on (see [`place_of`]); `None` for the agent's own.
     place: Option<String>,
     /// Program, entry point, subcommand and machine: what makes two launches comparable.
-    identity: String,
+    pub(super) identity: String,
     /// The name people know it by: `sglang.launch_server`, `train.py`, `vllm serve`.
-    display: String,
-    env: BTreeMap<String, String>,
-    flags: BTreeMap<String, String>,
+    pub(super) display: String,
+    pub(super) env: BTreeMap<String, String>,
+    pub(super) flags: BTreeMap<String, String>,
     /// Runs like an experiment or a service (see [`Entry::experiment`], [`runs_as_job`],
     /// and environment settings on its command line).
-    experiment: bool,
+    pub(super) experiment: bool,
     /// For a system service: the services the same command line restarts (itself
     /// included). `service a restart && service b restart` relaunches a stack whose
     /// outcome is one: the configuration of each counts for the last of them.
@@ -184,7 +184,7 @@ impl Launch<'_> {
     }
 }
 
-fn launches(messages: &[Message]) -> Vec<Launch<'_>> {
+pub(super) fn launches(messages: &[Message]) -> Vec<Launch<'_>> {
     let mut out = Vec::new();
     for (pos, m) in messages.iter().enumerate() {
         for (ci, call) in m.calls.iter().enumerate() {
@@ -900,29 +900,11 @@ fn is_config(path: &str) -> bool {
 /// A file's whole new content written by a call, with the number of the command in
 /// the call's script: the Write tool, or `cat > f <<EOF` / `tee f <<EOF`.
 fn whole_writes(call: &Call) -> Vec<(usize, String, String)> {
-    let field = |k: &str| call.input.get(k).and_then(serde_json::Value::as_str);
-    if is_edit_tool(call) {
-        return match (field("file_path").or_else(|| field("path")), field("content")) {
-            (Some(f), Some(c)) => vec![(0, f.to_string(), c.to_string())],
-            _ => Vec::new(),
-        };
-    }
-    let Some(cmd) = call.command.as_deref() else { return Vec::new() };
-    let script = shell::parse(cmd);
-    let mut out = Vec::new();
-    for ((k, c), docs) in script.commands.iter().enumerate().zip(crate::analysis::calls::heredocs_by_command(&script)) {
-        let [body] = docs else { continue };
-        let body = body.clone();
-        let target = match c.name() {
-            "cat" => c.redirects.iter().find(|r| matches!(r.op, ">" | ">|")).map(|r| r.target.clone()),
-            "tee" if !c.has_flag(Some('a'), Some("append")) => c.positionals().first().map(|f| f.to_string()),
-            _ => None,
-        };
-        if let Some(t) = target {
-            out.push((k, t, body));
-        }
-    }
-    out
+    text_edits(call)
+        .into_iter()
+        .filter(|e| e.whole)
+        .map(|e| (e.command.unwrap_or(0), e.file, e.added.join("\n")))
+        .collect()
 }
 
 /// What `file` held before position `pos`, as far as the session shows: its last whole

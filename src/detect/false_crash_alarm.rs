@@ -79,7 +79,7 @@ fn restates_earlier(msgs: &[Message], i: usize) -> bool {
         if liveness::crash_retraction(&n.text).is_some() || liveness::relaunches(n) {
             return false;
         }
-        if liveness::alarm(n).is_some() {
+        if liveness::alarm_or_not_up(n).is_some() {
             return true;
         }
     }
@@ -87,10 +87,15 @@ fn restates_earlier(msgs: &[Message], i: usize) -> bool {
 }
 
 /// Scan forward from the alarm for what settles it, collecting supporting messages.
-fn settle(msgs: &[Message], i: usize, support: &mut Vec<u32>) -> Option<Settled> {
+fn settle(msgs: &[Message], i: usize, port: Option<u16>, support: &mut Vec<u32>) -> Option<Settled> {
     let mut confirmed = liveness::confirmation(&msgs[i]).is_some() || liveness::crash_cause_stated(&msgs[i].text);
     let mut last_progress = liveness::progress(&msgs[i]);
-    let mut changed = false;
+    // What the alarm's own message goes on to do comes after the alarm: a restart there
+    // makes a new process, a fix there explains what follows.
+    if liveness::relaunches(&msgs[i]) {
+        return None;
+    }
+    let mut changed = !liveness::only_observes(&msgs[i]);
     for (pos, n) in msgs.iter().enumerate().skip(i + 1).take(AHEAD) {
         if n.role != Role::Assistant {
             continue;
@@ -107,7 +112,7 @@ fn settle(msgs: &[Message], i: usize, support: &mut Vec<u32>) -> Option<Settled>
         if liveness::relaunches(n) {
             return None;
         }
-        if liveness::alarm(n).is_some() {
+        if liveness::alarm_or_not_up(n).is_some() {
             support.push(n.idx);
         }
         if liveness::confirmation(n).is_some() || liveness::crash_cause_stated(&n.text) {
@@ -123,6 +128,10 @@ fn settle(msgs: &[Message], i: usize, support: &mut Vec<u32>) -> Option<Settled>
         }
         if let Some(line) = liveness::ready_line(n) {
             return Some(Settled { pos, how: format!("the process reported ready: \"{line}\""), kind: "ready", line });
+        }
+        if let Some(line) = port.and_then(|p| liveness::up_on_port(n, p)) {
+            let q = clip_line(&line, 70);
+            return Some(Settled { pos, how: format!("it was up on that port: \"{q}\""), kind: "alive", line });
         }
         if let Some(s) = liveness::alive_statement(&n.text) {
             let q = clip_line(&s, 70);
@@ -146,7 +155,7 @@ fn settle(msgs: &[Message], i: usize, support: &mut Vec<u32>) -> Option<Settled>
 
 fn finding(id: &str, msgs: &[Message], i: usize, alarm: Alarm) -> Option<Finding> {
     let mut support = Vec::new();
-    let settled = settle(msgs, i, &mut support)?;
+    let settled = settle(msgs, i, alarm.port, &mut support)?;
     let later = msgs[settled.pos].idx.saturating_sub(msgs[i].idx);
     let mut evidence = vec![msgs[i].idx];
     evidence.extend(support.into_iter().filter(|s| *s < msgs[settled.pos].idx));
@@ -182,7 +191,7 @@ impl Detector for FalseCrashAlarm {
     fn check(&self, view: &SessionView, out: &mut Vec<Finding>) {
         let msgs = view.messages;
         for (i, m) in msgs.iter().enumerate() {
-            let Some(alarm) = liveness::alarm(m) else { continue };
+            let Some(alarm) = liveness::alarm_or_not_up(m) else { continue };
             if liveness::crash_retraction(&m.text).is_some() || restates_earlier(msgs, i) {
                 continue;
             }

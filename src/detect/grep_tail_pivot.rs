@@ -26,7 +26,10 @@ by position** instead: `tail`, `head`, `sed -n 'a,bp'`, `awk 'NR>…'`, `less +G
 The search "did not answer" when its output was swamped by one or a few huge lines
 (a config or argument dump, minified JSON, base64), was truncated by the tool, was very
 long (10 KB or 200 lines), or the assistant said so of the output ("the output is too
-long", "just the ServerArgs dump", "noise"). The key message is the positional read; the evidence is the failed
+long", "just the ServerArgs dump", "noise"). A search that matched nothing did not answer
+either when the assistant says the search missed rather than that the thing is absent
+("\"Fail\" is a dead end", "read the first 50 lines to understand its format") and reads the
+file it searched. The key message is the positional read; the evidence is the failed
 search(es), the message where the assistant dismissed them, and the read.
 
 ## Why it matters
@@ -51,7 +54,10 @@ dump, cut long lines) and where time went.
   unrelated file.
 - A read that starts at a line the search reported (`grep -n` then `sed -n '200,260p'`
   around the match): the read follows the search's answer.
-- A search with no match: an empty result is an answer.
+- A search with no match: an empty result is an answer ("no tracebacks").
+- A second file read after the same search: the search was followed up by the first
+  read of a file it covered; reading another of its files is exploring, not a pivot.
+- A file listing (`rg --files`, `rg --files | rg README`): it searched no contents.
 - Reading one of the files a long recursive search listed: the search answered
   "where", and the read follows it (a folder search counts only when swamped,
   truncated or dismissed).
@@ -84,6 +90,22 @@ static ABOUT_OUTPUT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:output|result|results|grep|search|match(?:es|ed)?|dump|noise|noisy|log|lines|truncated|swamped|drowned|flooded)\b|^(?:that|this|it)(?:'s| is| was)\s+(?:just|only|all|mostly)\b")
         .expect("about-output regex is valid")
 });
+/// The assistant says a search that matched nothing missed because of how it searched
+/// (not that the thing is absent): "a dead end", "to understand its format".
+static MISSED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\bdead[\s-]end\b|\bhit\s+a\s+(?:roadblock|wall)\b",
+        r"|\b(?:understand|see|learn|check|figure\s+out)\s+(?:its|the|this\s+file's|the\s+file's|the\s+log's)\s+(?:format|layout|structure|wording|terminology)\b",
+        r"|\b(?:different|other)\s+(?:terminology|wording|keywords?|terms)\b",
+        r"|\b(?:pattern|search|grep)\s+(?:didn't|did\s+not|doesn't|does\s+not)\s+(?:match|work|find)\b",
+    ))
+    .expect("missed-search regex is valid")
+});
+/// What search tools say when nothing matched.
+static NO_MATCH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\A\s*(?:no\s+matches\s+found|no\s+files\s+found|found\s+0\s+matches|no\s+results\s+found)\b")
+        .expect("no-match regex is valid")
+});
 static LINE_NUMBER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?m)^(?:[^\s:]{1,300}[:-])?(\d{1,7})[:-]").expect("line-number regex is valid"));
 
@@ -93,6 +115,7 @@ enum Why {
     Truncated,
     VeryLong { bytes: usize, lines: usize },
     Said(String),
+    Missed(String),
 }
 
 impl Why {
@@ -102,6 +125,7 @@ impl Why {
             Why::Truncated => "was truncated by the tool".into(),
             Why::VeryLong { bytes, lines } => format!("returned {} in {lines} lines", human_bytes(*bytes as u64)),
             Why::Said(q) => format!("was dismissed (\"{q}\")"),
+            Why::Missed(q) => format!("matched nothing (\"{q}\")"),
         }
     }
 }
@@ -122,6 +146,16 @@ fn complaint(m: &Message) -> Option<String> {
         .into_iter()
         .find(|(s, _)| COMPLAINT.is_match(s) && ABOUT_OUTPUT.is_match(s))
         .map(|(s, _)| clip_line(s, 60))
+}
+
+/// The sentence of the assistant's text or reasoning saying that a search missed.
+fn missed(m: &Message) -> Option<String> {
+    if m.role != Role::Assistant {
+        return None;
+    }
+    [prose(&m.text), prose(&m.thinking)]
+        .iter()
+        .find_map(|p| sentences(p).into_iter().find(|(s, _)| MISSED.is_match(s)).map(|(s, _)| clip_line(s, 60)))
 }
 
 /// The search's output reports a line near where the read starts: the read follows the
@@ -146,23 +180,46 @@ fn failed_searches(msgs: &[Message], i: usize, read: &PositionalRead) -> Vec<Fai
             break;
         }
         let said = msgs[j + 1..=i].iter().find_map(complaint);
+        // Reads between the search and this one: a read of a file the search covered
+        // already followed the search up (one search, one pivot).
+        let reads_between: Vec<PositionalRead> = msgs[j + 1..i]
+            .iter()
+            .filter(|n| n.role == Role::Assistant)
+            .flat_map(|n| n.calls.iter().flat_map(searches::positional_reads))
+            .collect();
+        // A folder search here that answered by naming the file: the read follows that
+        // answer ("where"), whatever earlier searches missed.
+        let mut answered = false;
         for c in &n.calls {
             let Some(res) = &c.result else { continue };
             let out = payload(&res.output);
-            if out.trim().is_empty() {
-                continue; // no match is an answer
-            }
+            let no_match = out.trim().is_empty() || NO_MATCH.is_match(out);
             for s in searches::searches(c) {
-                if s.in_loop || !s.targets.iter().any(|t| t.covers(&read.target, out)) {
+                if s.in_loop {
                     continue;
                 }
                 // A folder search that lists many matches answered "where"; reading one
                 // of the files it named is following it, not working around it.
                 let whole_file = s.targets.iter().any(|t| t.same(&read.target));
+                if no_match {
+                    // No match is an answer, unless the assistant says the search
+                    // missed and reads the very file it searched to see how it is written.
+                    if let Some(q) = whole_file.then(|| msgs[j + 1..=i].iter().find_map(missed)).flatten() {
+                        failed.push(Failed { pos: j, search: s, why: Why::Missed(q) });
+                        break;
+                    }
+                    continue;
+                }
+                if !s.targets.iter().any(|t| t.covers(&read.target, out)) {
+                    continue;
+                }
+                if reads_between.iter().any(|r| s.targets.iter().any(|t| t.covers(&r.target, out))) {
+                    continue;
+                }
                 let shape = Shape::of(out);
                 let why = if s.sole && shape.swamped() {
                     Some(Why::Swamped(shape.swamp_phrase()))
-                } else if s.sole && shape.truncated.is_some() {
+                } else if s.sole && shape.cut_buries() {
                     Some(Why::Truncated)
                 } else if s.sole && whole_file && shape.very_long() {
                     Some(Why::VeryLong { bytes: shape.bytes, lines: shape.lines })
@@ -172,13 +229,18 @@ fn failed_searches(msgs: &[Message], i: usize, read: &PositionalRead) -> Vec<Fai
                 } else {
                     None
                 };
-                let Some(why) = why else { continue };
-                if !matches!(why, Why::Said(_)) && said.is_none() && read_follows_answer(read, out) {
+                let Some(why) =
+                    why.filter(|w| matches!(w, Why::Said(_)) || said.is_some() || !read_follows_answer(read, out))
+                else {
+                    answered |= !whole_file;
                     continue;
-                }
+                };
                 failed.push(Failed { pos: j, search: s, why });
                 break;
             }
+        }
+        if answered && !failed.iter().any(|f| f.pos == j) {
+            break;
         }
     }
     failed
@@ -265,6 +327,7 @@ impl Detector for GrepTailPivot {
 mod tests {
     use super::*;
     use crate::detect::fixture;
+    use crate::model::{Call, CallResult};
 
     fn msg(idx: u32, text: &str, cmd: Option<(&str, &str)>) -> Message {
         let m = match cmd {
@@ -350,6 +413,72 @@ mod tests {
     #[test]
     fn a_tail_that_is_the_first_look_is_not_a_pivot() {
         let msgs = vec![msg(1, "Too long.", Some(("tail -50 app.log", "...")))];
+        assert!(run(&msgs).is_empty());
+    }
+
+    #[test]
+    fn a_search_that_missed_then_a_look_at_how_the_file_is_written() {
+        let log = "C:\\Users\\m\\hardening.log";
+        let search = Message {
+            calls: vec![Call {
+                name: "search_file_content".into(),
+                input: serde_json::json!({"dir_path": log, "pattern": "Fail"}),
+                result: Some(CallResult {
+                    output: format!("No matches found for pattern \"Fail\" in path \"{log}\"."),
+                    ..CallResult::default()
+                }),
+                ..Call::default()
+            }],
+            ..fixture::said(1, Role::Assistant, "")
+        };
+        let read = |text: &str| Message {
+            calls: vec![Call {
+                name: "read_file".into(),
+                input: serde_json::json!({"file_path": log, "limit": 50}),
+                result: Some(CallResult { output: "[*] Starting HardeningKitty".into(), ..CallResult::default() }),
+                ..Call::default()
+            }],
+            ..fixture::said(2, Role::Assistant, text)
+        };
+        let f = run(&[search.clone(), read("I will read the first 50 lines of the log to understand its format.")]);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].summary.contains("matched nothing (\"I will read the first 50 lines"), "{}", f[0].summary);
+        // "Nothing found" is an answer when the assistant takes it as one.
+        assert!(run(&[search, read("No failures reported. Let me see the header.")]).is_empty());
+    }
+
+    #[test]
+    fn file_listings_are_not_searches() {
+        let names: String = (0..60).map(|i| format!("./pkg{i}/README.md\n")).collect();
+        let cut = format!("Total output lines: 52\n\n{names}…461 tokens truncated…\n");
+        let msgs = vec![
+            msg(1, "", Some(("rg --files . | rg '(^|/)README\\.md$'", &cut))),
+            msg(2, "", Some(("sed -n '1,240p' pkg3/README.md", "# pkg3"))),
+        ];
+        assert!(run(&msgs).is_empty());
+    }
+
+    #[test]
+    fn one_search_one_pivot_and_a_narrower_search_that_answered() {
+        let swamped = format!("logs/a.log:3: {}\nnotes/b.md:4: see a.log\n", "x".repeat(5000));
+        let msgs = vec![
+            msg(1, "", Some(("rg -n arnaud", &swamped))),
+            msg(2, "", Some(("head -n 40 notes/b.md", "..."))),
+            msg(3, "", Some(("tail -n 50 logs/a.log", "..."))),
+        ];
+        let f = run(&msgs);
+        assert_eq!(f.iter().map(|f| f.key).collect::<Vec<_>>(), vec![2], "the search was followed up at 2");
+        // A truncated folder search, then a narrower one naming the file: the read follows it.
+        let cut: String = (0..100).map(|i| format!("src/alden/{}.rs:{i}: alden_x()\n", ["m", "chat"][i % 2])).collect();
+        let msgs = vec![
+            msg(
+                1,
+                "",
+                Some(("rg -n alden_ src", &format!("Total output lines: 900\n\n{cut}…9000 tokens truncated…\n"))),
+            ),
+            msg(2, "", Some(("rg -n alden_chat src", "src/alden/chat.rs:293:pub async fn alden_chat_send(\n"))),
+            msg(3, "", Some(("head -200 src/alden/chat.rs", "use chrono::Utc;"))),
+        ];
         assert!(run(&msgs).is_empty());
     }
 

@@ -17,6 +17,7 @@ pub mod false_crash_alarm;
 mod fixture;
 pub mod grep_tail_pivot;
 pub mod noisy_search;
+pub mod oscillation;
 pub mod polling_timeout;
 pub mod retry_loop;
 pub mod self_correction;
@@ -97,6 +98,20 @@ pub enum Details {
         changes: Vec<String>,
         /// Files edited in between.
         edits: Vec<String>,
+    },
+    /// A state left and returned to by turns (A→B→A→B): lines of a file taken out and
+    /// put back, a setting toggled across relaunches, two commands run by turns.
+    Flips {
+        /// What flipped: `lines` of a file, a `setting` of a program's launches, or
+        /// `commands` run by turns.
+        of: String,
+        /// What went back and forth: the file, the program, or the two commands.
+        subject: String,
+        /// The two states, the one before the first switch first (the lines in the file,
+        /// the setting's values, the two commands).
+        states: [String; 2],
+        /// Each switch, first to last: its message and the state it switched to.
+        switches: Vec<Cited>,
     },
 }
 
@@ -262,6 +277,7 @@ pub fn registry() -> &'static [&'static dyn Detector] {
         &confounded_change::ConfoundedChange,
         &retry_loop::RetryLoop,
         &user_pushback::UserPushback,
+        &oscillation::Oscillation,
     ]
 }
 

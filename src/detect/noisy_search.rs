@@ -2,8 +2,8 @@
 //! truncated by the tool, so the matches it was after are buried.
 
 use super::{Detector, Finding, SessionView, Telling};
-use crate::analysis::searches::{self, LONG_LINE, Shape, payload};
-use crate::analysis::text::human_bytes;
+use crate::analysis::searches::{self, Shape, payload};
+use crate::analysis::text::{clip_line, human_bytes};
 
 pub struct NoisySearch;
 
@@ -13,11 +13,14 @@ const DOC: &str = r#"
 A pattern search of a file, folder or log (`grep`, `rg`, `ag`, `ack`, `git grep`,
 `Select-String`, `findstr`, `journalctl | grep`, a Grep tool) whose output was swamped:
 
-- most of its bytes are one or a few very long lines (the longest at least 2,000
-  characters, the long lines at least half the output) — a config or argument dump such
-  as `ServerArgs(…)`, minified JSON, a base64 blob; or
+- most of its bytes are very long lines (lines of 1,000+ characters are at least half
+  the output, and the longest is 2,000+ or they add up to 4 KB) — a config or argument
+  dump such as `ServerArgs(…)`, minified JSON, a base64 blob, the records of a recorded
+  session or a log with payloads; or
 - the tool cut the output (`... [N lines truncated] ...`, `[... omitted N of M lines
-  ...]`, `…N tokens truncated…`).
+  ...]`, `…N tokens truncated…`) and so buried the matches: it cut at least half of
+  the output (or does not say how much), or what it kept is mostly long lines (300+
+  characters, a third of the bytes).
 
 The key message is the one holding the search (the assistant's call, or a person's
 `/run grep …` in aider); the summary names what swamped it.
@@ -39,7 +42,9 @@ of the same log say the log needs a better filter (`grep -v`, `cut -c1-300`, `rg
 ## Not an instance
 
 - Long output made of many ordinary lines that was not truncated (a big but readable
-  result).
+  result), or that the tool cut but kept most of (101 of 178 match lines shown).
+- A listing of files (`rg --files`, `rg --files | rg README`, `ag -g`, `find`, `ls -R`,
+  glob tools): it has no pattern whose matches could be buried, even when it is cut.
 - A search of a program's output (`ps aux | grep python`, `pip list | grep torch`): it
   searches no file or log.
 - `grep -v` used as a filter, a search inside a polling loop, and a call where another
@@ -71,7 +76,7 @@ impl Detector for NoisySearch {
                     }
                     let shape = Shape::of(output);
                     let what = if shape.swamped() {
-                        let long = shape.longest.iter().filter(|l| **l >= LONG_LINE).count();
+                        let long = shape.long_lines;
                         let lines = if long == 1 {
                             format!("{} is", shape.swamp_phrase())
                         } else {
@@ -82,8 +87,12 @@ impl Detector for NoisySearch {
                             shape.long_share * 100.0,
                             human_bytes(shape.bytes as u64)
                         )
-                    } else if let Some(marker) = &shape.truncated {
-                        format!("output truncated by the tool ({})", crate::analysis::text::clip_line(marker, 50))
+                    } else if let Some(marker) = shape.truncated.as_ref().filter(|_| shape.cut_buries()) {
+                        let marker = clip_line(marker, 50);
+                        match shape.cut_share {
+                            Some(c) => format!("the tool cut {:.0}% of its output ({marker})", c * 100.0),
+                            None => format!("output truncated by the tool ({marker})"),
+                        }
                     } else {
                         continue;
                     };
@@ -127,7 +136,47 @@ mod tests {
     fn truncated_search_output() {
         let out = format!("{}\n... [4210 lines truncated] ...\n", "src/a.rs:1: use x;\n".repeat(200));
         let f = ran("rg -n 'use ' src", &out);
-        assert_eq!(f[0].summary, "rg over src: output truncated by the tool (... [4210 lines truncated] ...)");
+        assert_eq!(f[0].summary, "rg over src: the tool cut 95% of its output (... [4210 lines truncated] ...)");
+        // Codex: "omitted 0 of N lines" when it cut by bytes; the shown lines tell how much.
+        let kept = format!("{}[... omitted 0 of 900 lines ...]\n", "src/a.rs:1: use x;\n".repeat(100));
+        assert_eq!(
+            ran("rg -n 'use ' src", &kept)[0].summary,
+            "rg over src: the tool cut 89% of its output ([... omitted 0 of 900 lines ...])"
+        );
+    }
+
+    #[test]
+    fn many_long_records_swamp_a_search_though_none_is_huge() {
+        // Recorded sessions in the tree: a dozen 1–2 KB JSON records bury the one match.
+        let rec = format!("{{\"type\":\"response_item\",\"text\":\"{}\"}}", "vitest run ".repeat(130));
+        let out = format!(
+            "{}src/test.ts:3: import {{ vi }} from 'vitest'\n",
+            format!("examples/codex.jsonl:9:{rec}\n").repeat(12)
+        );
+        let f = ran("rg vitest -n || echo no-vitest-refs", &out);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].summary.starts_with("rg over .: 12 long lines"), "{}", f[0].summary);
+    }
+
+    #[test]
+    fn listings_and_cuts_that_kept_most_of_the_matches() {
+        let names = "desktop/src/main.rs\n".repeat(300);
+        let cut = format!("Total output lines: 40657\n\n{names}…705009 tokens truncated…\n");
+        assert!(ran("rg --files -g 'desktop/**'", &cut).is_empty(), "a file listing has no matches to bury");
+        assert!(ran("rg --files . | rg '(^|/)README\\.md$'", &cut).is_empty(), "a filtered listing neither");
+        // 178 ordinary match lines, 101 of them shown: the cut left them readable.
+        let kept = format!(
+            "{}[... omitted 0 of 178 lines ...]\n{}",
+            "opk/ui/editor.py:214:        self.pr_rgb_r = QSpinBox()\n".repeat(50),
+            "opk/ui/editor.py:866:        opt[\"url\"] = self.opt_url.text()\n".repeat(51)
+        );
+        assert!(ran("rg -n 'pr_rgb_|opt_' opk -S", &kept).is_empty(), "most matches were shown");
+        // The same cut of long log records buries them.
+        let wide = format!(
+            "{}[... omitted 0 of 80 lines ...]\n",
+            format!("log/tui.log:9: INFO FunctionCall: {}\n", "x".repeat(700)).repeat(60)
+        );
+        assert_eq!(ran("rg -n linear log/tui.log", &wide).len(), 1, "what was kept is long records");
     }
 
     #[test]

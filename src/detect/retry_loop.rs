@@ -422,7 +422,7 @@ const ERROR_WORDS: &[&str] = &[
 /// How a failed call failed: its exit code and the last line of its output that names
 /// an error (else its last line), with times, durations, addresses and temp paths
 /// masked; and that line as printed.
-fn outcome(result: Option<&CallResult>) -> (String, String) {
+pub(super) fn outcome(result: Option<&CallResult>) -> (String, String) {
     let Some(r) = result else { return (String::from("?"), String::new()) };
     let code = r.exit_code.map_or_else(|| "error".to_string(), |c| c.to_string());
     // Without the banners test runners draw around their summary lines.

@@ -212,9 +212,15 @@ pub struct Moment {
     pub dismissal: Option<String>,
     /// polling-timeout (and a crash alarm's wait).
     pub wait: Option<WaitFacts>,
-    /// retry-loop: each run and the line it failed with.
+    /// retry-loop: each run and the line it failed with (oscillation: each flip and
+    /// the command or file that made it).
     pub runs: Vec<Quote>,
     pub command: Option<String>,
+    /// oscillation: what went back and forth (a file, a program, two commands) and its
+    /// two states, the first one first; `runs` are then the switches, each with the
+    /// state it switched to.
+    pub flipped: Option<String>,
+    pub states: Vec<String>,
     /// context-dump.
     pub recap: Option<Recap>,
     /// empty-user-turn: the pause before it, what came just before, the reply.
@@ -843,6 +849,8 @@ impl<'a> Builder<'a> {
             wait: None,
             runs: Vec::new(),
             command: f.command.as_deref().map(|c| clip(&one_line(c), 140)),
+            flipped: None,
+            states: Vec::new(),
             recap: None,
             gap: None,
             before: None,
@@ -998,6 +1006,19 @@ impl<'a> Builder<'a> {
                 }
                 if mo.command.is_none() {
                     mo.command = self.facts_of(key_msg).iter().find_map(|c| c.command_short.clone());
+                }
+            }
+            "oscillation" => {
+                // The two states and each switch, as the detector found them.
+                if let Some(Details::Flips { of, subject, states, switches }) = &f.details {
+                    mo.situations.push(match of.as_str() {
+                        "setting" => "setting",
+                        "commands" => "commands",
+                        _ => "lines",
+                    });
+                    mo.flipped = Some(subject.clone());
+                    mo.states = states.to_vec();
+                    mo.runs = switches.iter().map(quote_of).collect();
                 }
             }
             "context-dump" => {
