@@ -56,7 +56,7 @@ fn report_csp(body: &str) -> String {
         .filter_map(|(at, _)| {
             let css = &body[at + "<style>".len()..];
             let end = css.find("</style>")?;
-            let digest = sha2::Sha256::digest(css[..end].as_bytes());
+            let digest = sha2::Sha256::digest(&css.as_bytes()[..end]);
             Some(format!("'sha256-{}'", base64::engine::general_purpose::STANDARD.encode(digest)))
         })
         .collect();
@@ -246,8 +246,8 @@ pub fn sessions(app: &App, q: &Query) -> Result<Reply> {
     match sort {
         "newest" => {}
         "oldest" => records.reverse(),
-        "messages" => records.sort_by(|a, b| b.meta.messages.cmp(&a.meta.messages)),
-        "findings" => records.sort_by(|a, b| b.findings.len().cmp(&a.findings.len())),
+        "messages" => records.sort_by_key(|r| std::cmp::Reverse(r.meta.messages)),
+        "findings" => records.sort_by_key(|r| std::cmp::Reverse(r.findings.len())),
         other => crate::usage!("sort must be newest, oldest, messages or findings, not `{other}`"),
     }
     let page_no = page_number(q)?;
