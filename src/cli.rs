@@ -99,7 +99,7 @@ pub enum Command {
                             with a random token (open that one; other requests get 401), answers only to\n\
                             loopback host names and IP addresses, never writes, loads nothing from outside,\n\
                             and redacts what it shows unless --no-redact.\n\n\
-                            Examples:\n  debrief serve\n  debrief serve --port 8700\n  \
+                            Examples:\n  debrief serve\n  debrief serve --port 8700\n  debrief serve --watch                      # index sessions as the agents write them\n  \
                             debrief serve --bind 0.0.0.0 --port 8700   # reachable from other machines")]
     Serve(ServeArgs),
     /// Print shell completions for bash, zsh, fish, elvish or powershell
@@ -284,6 +284,10 @@ pub struct ServeArgs {
     /// from other machines (with the token)
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
     pub bind: std::net::IpAddr,
+    /// Watch the agents' folders and index new and appended sessions as they are
+    /// written (as `debrief index` with no path would)
+    #[arg(long)]
+    pub watch: bool,
     #[command(flatten)]
     pub redact: RedactArgs,
 }

@@ -72,16 +72,14 @@ impl Drop for Server {
 }
 
 fn serve(extra: &[&str]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_debrief"))
-        .arg("--index")
-        .arg(index())
-        .arg("serve")
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start debrief serve");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_debrief"));
+    c.arg("--index").arg(index()).arg("serve").args(extra);
+    start(c)
+}
+
+fn start(mut command: Command) -> Server {
+    let mut child =
+        command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("start debrief serve");
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).expect("the URL on stdout");
     let url = line.trim().to_string();
@@ -321,6 +319,61 @@ fn listening_elsewhere_needs_bind() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&format!("cannot listen on 127.0.0.1:{}", s.port)), "{err}");
+}
+
+#[test]
+fn watch_indexes_sessions_as_they_are_written() {
+    // A home folder of its own: the agents' folders are looked for there only.
+    let home = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-watch");
+    let _ = std::fs::remove_dir_all(&home);
+    let project = home.join(".claude/projects/-home-ann-src-app");
+    std::fs::create_dir_all(&project).unwrap();
+    let file = project.join(format!("{PLANTED}.jsonl"));
+    let first = Transcript::new().user("Why do the quokkas fail to load?").assistant("Looking.");
+    std::fs::write(&file, first.text()).unwrap();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_debrief"));
+    c.arg("--index").arg(home.join("index")).args(["serve", "--watch"]).env("HOME", &home);
+    for v in [
+        "CLAUDE_CONFIG_DIR",
+        "CODEX_HOME",
+        "GEMINI_CLI_HOME",
+        "XDG_DATA_HOME",
+        "FILE_STORE_PATH",
+        "PI_CODING_AGENT_DIR",
+        "MSWEA_GLOBAL_CONFIG_DIR",
+    ] {
+        c.env_remove(v);
+    }
+    let s = start(c);
+    let found = |word: &str| {
+        let a = s.get(&format!("/search?q={word}"));
+        a.status == 200 && a.body.contains("class=\"hit\"")
+    };
+    let wait = |word: &str| {
+        let t = std::time::Instant::now();
+        while !found(word) {
+            assert!(t.elapsed() < Duration::from_secs(60), "{word}: not indexed within 60 s");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    // The session there when the server started is indexed by its first run.
+    wait("quokkas");
+    assert!(!found("wombats"));
+    // Appended turns are indexed as they are written, and the session page shows them.
+    let more = Transcript::new()
+        .user("Why do the quokkas fail to load?")
+        .assistant("Looking.")
+        .user("Now the wombats fail too.")
+        .assistant("The wombats need the same fix.");
+    let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+    f.write_all(&more.text().as_bytes()[first.text().len()..]).unwrap();
+    drop(f);
+    wait("wombats");
+    let page = s.ok(&format!("/session/{PLANTED}"));
+    assert!(
+        page.contains("id=\"msg-4\"") && page.contains("The wombats need the same fix."),
+        "the new messages are shown"
+    );
 }
 
 /// The venv's python with Playwright, or why there is none.

@@ -12,9 +12,11 @@
 //! The pages ([`pages`]) are server-rendered HTML over the functions the CLI and `debrief
 //! mcp` use (the index's sessions and search, a transcript parsed and kept by
 //! [`crate::mcp::tools::Context`], the report's HTML), redacted unless `--no-redact`.
+//! With `--watch` ([`watch`]) it keeps the index up to date as the agents write.
 
 mod html;
 mod pages;
+mod watch;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -73,6 +75,9 @@ pub fn run(cli: &Cli, args: &ServeArgs) -> Result<i32> {
             "debrief serve: listening on {} (not only this machine): anyone who has the URL below can read the index",
             args.bind
         );
+    }
+    if args.watch {
+        watch::start(index_dir(&cli.index))?;
     }
     // The URL on stdout, alone on its line (scripts read it); the rest on stderr.
     println!("http://{host}:{port}/?token={}", app.token);
