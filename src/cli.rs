@@ -92,6 +92,16 @@ pub enum Command {
                             codex: [mcp_servers.debrief] command = \"debrief\", args = [\"mcp\"] in ~/.codex/config.toml\n  \
                             gemini: \"mcpServers\": {\"debrief\": {\"command\": \"debrief\", \"args\": [\"mcp\"]}} in ~/.gemini/settings.json")]
     Mcp(McpArgs),
+    /// Browse the index in a web browser: a local, read-only web UI (redacted)
+    #[command(after_help = "A small web server on 127.0.0.1 for reading the index in a browser: sessions with\n\
+                            their findings, a session's messages and calls, search with the CLI's filters,\n\
+                            findings per detector, the write-ups, and the agents' folders. It prints a URL\n\
+                            with a random token (open that one; other requests get 401), answers only to\n\
+                            loopback host names and IP addresses, never writes, loads nothing from outside,\n\
+                            and redacts what it shows unless --no-redact.\n\n\
+                            Examples:\n  debrief serve\n  debrief serve --port 8700\n  debrief serve --watch                      # index sessions as the agents write them\n  \
+                            debrief serve --bind 0.0.0.0 --port 8700   # reachable from other machines")]
+    Serve(ServeArgs),
     /// Print shell completions for bash, zsh, fish, elvish or powershell
     #[command(after_help = "Examples:\n  \
                             debrief completions bash > ~/.local/share/bash-completion/completions/debrief\n  \
@@ -261,6 +271,23 @@ pub struct DetectArgs {
 
 #[derive(Args, Debug)]
 pub struct McpArgs {
+    #[command(flatten)]
+    pub redact: RedactArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Port to listen on [default: a free one chosen by the system]
+    #[arg(long, value_name = "PORT")]
+    pub port: Option<u16>,
+    /// Address to listen on; anything but a loopback address makes the UI reachable
+    /// from other machines (with the token)
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
+    /// Watch the agents' folders and index new and appended sessions as they are
+    /// written (as `debrief index` with no path would)
+    #[arg(long)]
+    pub watch: bool,
     #[command(flatten)]
     pub redact: RedactArgs,
 }

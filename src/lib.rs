@@ -11,6 +11,7 @@ pub mod mcp;
 pub mod model;
 pub mod redact;
 pub mod report;
+pub mod serve;
 pub mod shell;
 /// Synthetic archives for the benchmark harness (`examples/debrief-gen.rs`).
 #[doc(hidden)]

@@ -67,7 +67,7 @@ pub fn run(cli: &Cli, args: &IndexArgs) -> Result<i32> {
 /// Threads, memory and commit interval: sized for the machine, with overrides for tests
 /// and benchmarks (see docs/performance.md): `DEBRIEF_INDEX_THREADS`, `DEBRIEF_INDEX_MB`
 /// (the writer's memory budget), `DEBRIEF_COMMIT_EVERY` (commit after this many bytes read).
-fn tune(opts: &mut Options) {
+pub fn tune(opts: &mut Options) {
     let env = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<usize>().ok());
     let threads = env("DEBRIEF_INDEX_THREADS").unwrap_or_else(writer::default_threads).max(1);
     opts.threads = threads;
@@ -79,7 +79,7 @@ fn tune(opts: &mut Options) {
     }
 }
 
-fn write_log(ix: &IndexDir, s: &Summary) {
+pub fn write_log(ix: &IndexDir, s: &Summary) {
     let mut log = String::new();
     for (path, why) in &s.unreadable {
         let _ = writeln!(log, "{}: unreadable: {why}", path.display());

@@ -16,15 +16,15 @@ use crate::index::state::{self, State};
 use crate::walk;
 
 /// One default folder, as found on disk.
-struct Folder {
-    agent: &'static str,
-    path: PathBuf,
-    from_env: Option<&'static str>,
-    exists: bool,
-    files: usize,
-    bytes: u64,
+pub struct Folder {
+    pub agent: &'static str,
+    pub path: PathBuf,
+    pub from_env: Option<&'static str>,
+    pub exists: bool,
+    pub files: usize,
+    pub bytes: u64,
     /// Files under the folder the index has read (`None` without an index).
-    indexed: Option<usize>,
+    pub indexed: Option<usize>,
 }
 
 pub fn run(cli: &Cli, args: &SourcesArgs) -> Result<i32> {
@@ -140,7 +140,7 @@ pub fn run(cli: &Cli, args: &SourcesArgs) -> Result<i32> {
     Ok(0)
 }
 
-fn folder(s: walk::Source, state: Option<&State>) -> Folder {
+pub fn folder(s: walk::Source, state: Option<&State>) -> Folder {
     let exists = s.path.exists();
     let (files, bytes) = if exists {
         let mut problems = Vec::new();
@@ -154,12 +154,12 @@ fn folder(s: walk::Source, state: Option<&State>) -> Folder {
 }
 
 /// Files the index has read (of a known format), under `under` when given.
-fn indexed(state: &State, under: Option<&Path>) -> usize {
+pub fn indexed(state: &State, under: Option<&Path>) -> usize {
     state.files.iter().filter(|(p, fs)| !fs.format.is_empty() && under.is_none_or(|u| p.starts_with(u))).count()
 }
 
 /// Indexed files read with a format that gave no message, by path.
-fn nothing_read(state: &State) -> Vec<(PathBuf, String)> {
+pub fn nothing_read(state: &State) -> Vec<(PathBuf, String)> {
     let mut out: Vec<(PathBuf, String)> =
         state.files.iter().filter(|(_, fs)| fs.nothing_read).map(|(p, fs)| (p.clone(), fs.format.clone())).collect();
     out.sort();

@@ -14,7 +14,7 @@
 //! CLI would print. Neither stops the server.
 
 mod seen;
-mod tools;
+pub(crate) mod tools;
 
 use std::io::IsTerminal;
 use std::sync::Arc;

@@ -235,7 +235,7 @@ impl Context {
     }
 
     /// The indexed session an id (or the start of one) names, parsed.
-    fn session_by_id(&self, ix: &IndexDir, id: &str) -> Result<Arc<Session>> {
+    pub fn session_by_id(&self, ix: &IndexDir, id: &str) -> Result<Arc<Session>> {
         let rec = commands::session_by_id(ix, id)?;
         self.session(&rec.meta.source, &rec.meta.format, &rec.meta.id)
     }

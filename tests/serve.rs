@@ -1,0 +1,428 @@
+//! `debrief serve` over HTTP: the binary started on an index of `corpus/` plus one
+//! session holding markup and a secret, asked with plain HTTP/1.1 requests (the token,
+//! the Host check, the policy headers, every page, escaping, redaction), then driven in
+//! headless Chromium by Playwright for Python (`tests/serve/browser.py`, installed in a
+//! venv by `scripts/serve-browser-venv`, pointed at the system's Chromium).
+//!
+//! Where the browser driver cannot be installed the browser test skips with one line;
+//! with `CI` or `DEBRIEF_REQUIRE_SHARED` set that is a failure.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use common::synth::{Transcript, noise};
+
+const PLANTED: &str = "5e55a1c0-0000-4000-8000-00000000beef";
+
+/// The markup planted in the transcript: a script in the user's words, an image whose
+/// `onerror` would run in a command's output, and one that closes a `<pre>` first.
+const SCRIPT: &str = "<script>alert('xss-script')</script>";
+const ONERROR: &str = "<img src=x onerror=alert('xss-img')>";
+const BREAKOUT: &str = "</pre></details><svg onload=alert('xss-svg')>";
+
+fn token() -> String {
+    format!("ghp_{}", noise(15, 36, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"))
+}
+
+/// An index of `corpus/` and the planted session, built once.
+fn index() -> &'static Path {
+    static IX: OnceLock<PathBuf> = OnceLock::new();
+    IX.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-index");
+        let _ = std::fs::remove_dir_all(&dir);
+        let planted = dir.join("planted");
+        std::fs::create_dir_all(&planted).unwrap();
+        let t = Transcript::new()
+            .user(&format!("Why does the page break? It shows {SCRIPT} and the deploy token is {}", token()))
+            .bash("cat templates/broken.html", &format!("<html>{ONERROR}\n{BREAKOUT}</html>"), false)
+            .assistant(&format!("The template echoes {ONERROR} unescaped; escape it."))
+            .bash("grep -rn onerror templates/", "templates/broken.html:1: onerror", true)
+            .assistant("Fixed.");
+        std::fs::write(planted.join(format!("{PLANTED}.jsonl")), t.text()).unwrap();
+        let ix = dir.join("index");
+        common::debrief(&ix)
+            .args(["index", "--quiet"])
+            .arg(common::root().join("corpus"))
+            .arg(&planted)
+            .assert()
+            .success();
+        ix
+    })
+}
+
+/// A running `debrief serve`; stopped when dropped.
+struct Server {
+    child: Child,
+    port: u16,
+    token: String,
+    url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(extra: &[&str]) -> Server {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_debrief"));
+    c.arg("--index").arg(index()).arg("serve").args(extra);
+    start(c)
+}
+
+fn start(mut command: Command) -> Server {
+    let mut child =
+        command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("start debrief serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).expect("the URL on stdout");
+    let url = line.trim().to_string();
+    let rest = url.strip_prefix("http://127.0.0.1:").unwrap_or_else(|| panic!("not a loopback URL: {url:?}"));
+    let (port, token) = rest.split_once("/?token=").unwrap_or_else(|| panic!("no token in {url:?}"));
+    assert_eq!(token.len(), 48, "{url}");
+    Server { port: port.parse().unwrap(), token: token.to_string(), url: url.clone(), child }
+}
+
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// One HTTP/1.1 request, `Connection: close`, read to the end.
+fn request(port: u16, method: &str, path: &str, host: &str, cookie: Option<&str>) -> Answer {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
+    if let Some(c) = cookie {
+        req.push_str(&format!("Cookie: {c}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let raw = String::from_utf8_lossy(&raw).to_string();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+    let mut lines = head.lines();
+    let status = lines.next().and_then(|l| l.split(' ').nth(1)).and_then(|c| c.parse().ok()).expect("a status line");
+    let headers =
+        lines.filter_map(|l| l.split_once(':')).map(|(k, v)| (k.trim().to_string(), v.trim().to_string())).collect();
+    Answer { status, headers, body: body.to_string() }
+}
+
+impl Server {
+    fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+    fn cookie(&self) -> String {
+        format!("debrief-{}={}", self.port, self.token)
+    }
+    /// A page, with the cookie.
+    fn get(&self, path: &str) -> Answer {
+        request(self.port, "GET", path, &self.host(), Some(&self.cookie()))
+    }
+    fn ok(&self, path: &str) -> String {
+        let a = self.get(path);
+        assert_eq!(a.status, 200, "GET {path}: {}", a.body);
+        assert!(a.header("content-type").is_some_and(|c| c.starts_with("text/html")), "GET {path}");
+        a.body
+    }
+}
+
+#[test]
+fn without_the_token_nothing_is_served() {
+    let s = serve(&[]);
+    for path in ["/", "/session/x", "/search?q=error", "/static/app.css", "/nowhere"] {
+        let a = request(s.port, "GET", path, &s.host(), None);
+        assert_eq!(a.status, 401, "{path}");
+        assert!(!a.body.contains("<table"), "{path}: {}", a.body);
+    }
+    let wrong = request(s.port, "GET", "/?token=0123", &s.host(), None);
+    assert_eq!(wrong.status, 401);
+    let bad_cookie = request(s.port, "GET", "/", &s.host(), Some(&format!("debrief-{}=nope", s.port)));
+    assert_eq!(bad_cookie.status, 401);
+    // The printed URL sets the cookie and takes the token out of the address.
+    let first = request(s.port, "GET", &format!("/search?q=error&token={}", s.token), &s.host(), None);
+    assert_eq!(first.status, 303);
+    assert_eq!(first.header("location"), Some("/search?q=error"));
+    let set = first.header("set-cookie").expect("a cookie");
+    assert!(
+        set.starts_with(&format!("{}; ", s.cookie())) && set.contains("HttpOnly") && set.contains("SameSite=Strict"),
+        "{set}"
+    );
+    assert_eq!(s.get("/").status, 200);
+}
+
+#[test]
+fn only_loopback_names_and_addresses_are_answered() {
+    let s = serve(&[]);
+    let port = s.port;
+    for host in
+        [format!("evil.example:{port}"), format!("127.0.0.1.nip.io:{port}"), "127.0.0.1:1".into(), "localhost".into()]
+    {
+        let a = request(port, "GET", "/", &host, Some(&s.cookie()));
+        assert_eq!(a.status, 403, "Host: {host}");
+        assert!(a.header("content-security-policy").is_some(), "Host: {host}");
+    }
+    for host in [format!("localhost:{port}"), format!("127.0.0.1:{port}")] {
+        assert_eq!(request(port, "GET", "/", &host, Some(&s.cookie())).status, 200, "Host: {host}");
+    }
+    // Read-only: nothing but GET (and HEAD).
+    assert_eq!(request(port, "POST", "/search", &s.host(), Some(&s.cookie())).status, 405);
+    assert_eq!(request(port, "DELETE", "/session/x", &s.host(), Some(&s.cookie())).status, 405);
+}
+
+#[test]
+fn every_response_has_a_strict_policy() {
+    let s = serve(&[]);
+    for path in ["/", "/sources", "/findings", &format!("/session/{PLANTED}")] {
+        let a = s.get(path);
+        assert_eq!(a.status, 200, "{path}");
+        let csp = a.header("content-security-policy").unwrap_or_else(|| panic!("{path}: no CSP"));
+        assert!(csp.starts_with("default-src 'none'"), "{path}: {csp}");
+        assert!(
+            !csp.contains("unsafe-inline") && !csp.contains("script-src") && !csp.contains("http"),
+            "{path}: {csp}"
+        );
+        assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
+        assert_eq!(a.header("x-content-type-options"), Some("nosniff"), "{path}");
+        assert_eq!(a.header("referrer-policy"), Some("no-referrer"), "{path}");
+        assert!(!a.body.contains("<script") && !a.body.contains("style=\""), "{path}: inline code");
+        assert!(!a.body.contains("http://") && !a.body.contains("https://") || path.starts_with("/session"), "{path}");
+    }
+    // The write-up is the CLI's HTML: its one inline stylesheet is allowed by hash.
+    let w = s.get(&format!("/writeup/{PLANTED}"));
+    assert_eq!(w.status, 200);
+    let csp = w.header("content-security-policy").unwrap();
+    assert!(csp.starts_with("default-src 'none'; style-src 'sha256-") && !csp.contains("unsafe"), "{csp}");
+    let css = s.get("/static/app.css");
+    assert_eq!(css.status, 200);
+    assert!(css.header("content-type").is_some_and(|c| c.starts_with("text/css")));
+}
+
+/// The `href` values of a page.
+fn links(body: &str) -> Vec<String> {
+    body.split("href=\"").skip(1).filter_map(|s| s.split('"').next()).map(|h| h.replace("&amp;", "&")).collect()
+}
+
+#[test]
+fn pages_answer_and_link_to_each_other() {
+    let s = serve(&[]);
+    let list = s.ok("/");
+    assert!(list.contains(&PLANTED[..8]), "the planted session is listed");
+    let sorted = s.ok("/?sort=findings");
+    // The session with the most findings comes first and shows its counts.
+    let first = links(&sorted).into_iter().find(|l| l.starts_with("/session/")).unwrap();
+    let page = s.ok(&first);
+    assert!(page.contains("id=\"msg-1\""));
+    // Its list of findings links to each, marked at its key message (on the page of
+    // messages that holds it: the seed replay has 5,087).
+    let to =
+        links(&page).into_iter().find(|l| l.contains("#finding-")).unwrap_or_else(|| panic!("{first}: no finding"));
+    let (path, anchor) = to.split_once('#').unwrap();
+    let at = if path.is_empty() { s.ok(&first) } else { s.ok(path) };
+    assert!(at.contains(&format!("<aside class=\"finding\" id=\"{anchor}\"")), "{to}: the finding is not marked");
+    for p in [
+        "/?agent=claude&since=2020-01-01",
+        "/?detector=retry-loop",
+        "/search",
+        "/search?q=error",
+        "/search?q=onerror&errors=1",
+        "/findings",
+        "/findings?detector=retry-loop",
+        "/sources",
+    ] {
+        s.ok(p);
+    }
+    // A search hit links to its message's anchor on the session's page.
+    let hits = s.ok(&format!("/search?q=broken&session={PLANTED}"));
+    let to = links(&hits).into_iter().find(|l| l.contains("#msg-")).expect("a hit");
+    let (path, anchor) = to.split_once('#').unwrap();
+    assert!(s.ok(path).contains(&format!("id=\"{anchor}\"")), "{to}");
+    // A finding links to its write-up, the CLI's HTML report of the episode.
+    let findings = s.ok("/findings");
+    let writeup = links(&findings).into_iter().find(|l| l.starts_with("/writeup/") && l.contains("episode=")).unwrap();
+    let w = s.get(&writeup);
+    assert_eq!(w.status, 200, "{writeup}");
+    assert!(w.body.contains("<meta name=\"generator\" content=\"debrief\">"), "{writeup}");
+    s.ok(&format!("/writeup/{PLANTED}"));
+    s.ok(&format!("/writeup/{PLANTED}?arc=1..4"));
+    // Wrong arguments and missing things have their own statuses.
+    assert_eq!(s.get("/session/ffffffff-none").status, 404);
+    assert_eq!(s.get("/search?q=x&since=soon").status, 400);
+    assert_eq!(s.get("/?sort=size").status, 400);
+    assert_eq!(s.get(&format!("/writeup/{PLANTED}?episode=x")).status, 400);
+    assert_eq!(s.get("/nowhere").status, 404);
+}
+
+#[test]
+fn transcript_markup_is_shown_as_text() {
+    let s = serve(&[]);
+    let page = s.ok(&format!("/session/{PLANTED}"));
+    for payload in [SCRIPT, ONERROR, BREAKOUT] {
+        assert!(!page.contains(payload), "raw markup on the page: {payload}");
+    }
+    assert!(page.contains("&lt;script&gt;alert(&#39;xss-script&#39;)&lt;/script&gt;"));
+    assert!(page.contains("&lt;img src=x onerror=alert(&#39;xss-img&#39;)&gt;"));
+    assert!(page.contains("&lt;/pre&gt;&lt;/details&gt;&lt;svg onload="));
+    let hits = s.ok("/search?q=onerror");
+    assert!(hits.contains("<mark>onerror</mark>") && !hits.contains(ONERROR), "search snippets are escaped");
+    let w = s.get(&format!("/writeup/{PLANTED}"));
+    assert!(!w.body.contains(ONERROR) && !w.body.contains(SCRIPT));
+}
+
+#[test]
+fn redacted_unless_asked() {
+    let secret = token();
+    let s = serve(&[]);
+    for p in [
+        format!("/session/{PLANTED}"),
+        format!("/search?q=deploy+token&session={PLANTED}"),
+        format!("/writeup/{PLANTED}"),
+    ] {
+        let body = s.get(&p).body;
+        assert!(!body.contains(&secret), "{p} shows the secret");
+        assert!(!body.contains("/home/ann"), "{p} shows the home folder");
+    }
+    assert!(s.ok("/").contains(">redacted<"));
+    drop(s);
+    let open = serve(&["--no-redact"]);
+    assert!(open.ok(&format!("/session/{PLANTED}")).contains(&secret));
+    assert!(open.ok("/").contains(">not redacted<"));
+}
+
+#[test]
+fn listening_elsewhere_needs_bind() {
+    let s = serve(&["--bind", "127.0.0.1", "--port", "0"]);
+    assert!(s.url.starts_with("http://127.0.0.1:"));
+    let out = Command::new(env!("CARGO_BIN_EXE_debrief")).args(["serve", "--bind", "nowhere"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "a bad address is a usage error");
+    // A port in use is a failure with one line that names it.
+    let out = Command::new(env!("CARGO_BIN_EXE_debrief"))
+        .arg("--index")
+        .arg(index())
+        .args(["serve", "--port", &s.port.to_string()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("cannot listen on 127.0.0.1:{}", s.port)), "{err}");
+}
+
+#[test]
+fn watch_indexes_sessions_as_they_are_written() {
+    // A home folder of its own: the agents' folders are looked for there only.
+    let home = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-watch");
+    let _ = std::fs::remove_dir_all(&home);
+    let project = home.join(".claude/projects/-home-ann-src-app");
+    std::fs::create_dir_all(&project).unwrap();
+    let file = project.join(format!("{PLANTED}.jsonl"));
+    let first = Transcript::new().user("Why do the quokkas fail to load?").assistant("Looking.");
+    std::fs::write(&file, first.text()).unwrap();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_debrief"));
+    c.arg("--index").arg(home.join("index")).args(["serve", "--watch"]).env("HOME", &home);
+    for v in [
+        "CLAUDE_CONFIG_DIR",
+        "CODEX_HOME",
+        "GEMINI_CLI_HOME",
+        "XDG_DATA_HOME",
+        "FILE_STORE_PATH",
+        "PI_CODING_AGENT_DIR",
+        "MSWEA_GLOBAL_CONFIG_DIR",
+    ] {
+        c.env_remove(v);
+    }
+    let s = start(c);
+    let found = |word: &str| {
+        let a = s.get(&format!("/search?q={word}"));
+        a.status == 200 && a.body.contains("class=\"hit\"")
+    };
+    let wait = |word: &str| {
+        let t = std::time::Instant::now();
+        while !found(word) {
+            assert!(t.elapsed() < Duration::from_secs(60), "{word}: not indexed within 60 s");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    // The session there when the server started is indexed by its first run.
+    wait("quokkas");
+    assert!(!found("wombats"));
+    // Appended turns are indexed as they are written, and the session page shows them.
+    let more = Transcript::new()
+        .user("Why do the quokkas fail to load?")
+        .assistant("Looking.")
+        .user("Now the wombats fail too.")
+        .assistant("The wombats need the same fix.");
+    let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+    f.write_all(&more.text().as_bytes()[first.text().len()..]).unwrap();
+    drop(f);
+    wait("wombats");
+    let page = s.ok(&format!("/session/{PLANTED}"));
+    assert!(
+        page.contains("id=\"msg-4\"") && page.contains("The wombats need the same fix."),
+        "the new messages are shown"
+    );
+}
+
+/// The venv's python with Playwright, or why there is none.
+fn driver() -> Option<PathBuf> {
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-browser-venv");
+    let out = Command::new("bash")
+        .arg(common::root().join("scripts/serve-browser-venv"))
+        .arg(&venv)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run scripts/serve-browser-venv: {e}"));
+    let why = match out {
+        Ok(o) if o.status.success() && Path::new("/usr/bin/chromium").exists() => {
+            return Some(PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
+        }
+        Ok(o) if o.status.success() => "no /usr/bin/chromium (apt-get install chromium)".to_string(),
+        Ok(o) => {
+            let err = String::from_utf8_lossy(&o.stderr);
+            format!(
+                "scripts/serve-browser-venv failed: {}",
+                err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no message")
+            )
+        }
+        Err(e) => e,
+    };
+    let set = |v: &str| std::env::var(v).is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
+    assert!(!set("CI") && !set("DEBRIEF_REQUIRE_SHARED"), "the browser test cannot run ({why}), and CI is set");
+    let _ = writeln!(std::io::stderr(), "skipped the browser test of debrief serve: {why}");
+    None
+}
+
+#[test]
+fn in_a_real_browser() {
+    let Some(python) = driver() else { return };
+    let s = serve(&[]);
+    let spec = serde_json::json!({
+        "url": s.url,
+        "chromium": "/usr/bin/chromium",
+        "session": PLANTED,
+        "query": "broken",
+        "payloads": ["xss-script", "xss-img", "xss-svg"],
+    });
+    let out = Command::new(python)
+        .arg(common::root().join("tests/serve/browser.py"))
+        .arg(spec.to_string())
+        .output()
+        .expect("run the browser driver");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the browser check failed:\n{stdout}\n{stderr}");
+    assert!(stdout.contains("browser checks passed"), "{stdout}\n{stderr}");
+}
