@@ -37,7 +37,8 @@ use regex::{Captures, Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use serde::Deserialize;
 
 use crate::detect::Finding;
-use crate::model::{Message, Session, SessionMeta};
+use crate::index::writer::SessionRecord;
+use crate::model::{BadRecord, Call, CallResult, Message, Session, SessionMeta};
 
 /// What a redacted host or address becomes (the seeds' spelling).
 pub const HOST: &str = "[REDACTED]";
@@ -343,64 +344,236 @@ impl Redactor {
         }
     }
 
-    /// Redact every string inside a JSON value (keys stay: they are field names).
-    pub fn redact_json(&self, v: &mut serde_json::Value) {
-        match v {
-            serde_json::Value::String(s) => self.redact_string(s),
-            serde_json::Value::Array(a) => a.iter_mut().for_each(|x| self.redact_json(x)),
-            serde_json::Value::Object(o) => o.values_mut().for_each(|x| self.redact_json(x)),
-            _ => {}
-        }
+    /// Redact anything the model holds, through its [`Redact`] impl: the one place that
+    /// says which fields of the model are shown redacted.
+    pub fn apply<T: Redact + ?Sized>(&self, x: &mut T) {
+        x.redact_with(self);
     }
 
-    /// Redact what a session took from its transcript: messages and metadata, but not
-    /// the source path (where the file lies on this machine: every command prints it as
-    /// it is, so that it can be opened and pasted into the next command).
-    pub fn redact_transcript(&self, s: &mut Session) {
-        self.redact_meta(&mut s.meta);
-        for msg in &mut s.messages {
-            self.redact_message(msg);
+    /// A string value of a JSON object, with its key: under a key that names a secret
+    /// (`"password"`, `"apiKey"`, `"client_secret"`) the whole value is one, whatever it
+    /// looks like — the key is the context a rule would need, and a string value alone
+    /// does not carry it.
+    fn redact_json_field(&self, key: &str, value: &mut String) {
+        if secret_key(key) && plausible_secret_value(value) {
+            *value = "[REDACTED:secret-assignment]".to_string();
+        } else {
+            self.redact_string(value);
         }
     }
+}
 
-    /// Redact what a session's metadata took from the transcript (working folder,
-    /// project, title, branch, user and host names). The source path is left alone:
-    /// it is where the file lies on this machine, and scripts open it.
-    pub fn redact_meta(&self, m: &mut SessionMeta) {
-        for f in [&mut m.cwd, &mut m.project, &mut m.title, &mut m.git_branch].into_iter().flatten() {
-            self.redact_string(f);
-        }
-        if m.host.is_some() {
-            m.host = Some(HOST.to_string());
-        }
-        if m.user.as_deref().is_some_and(|u| !is_generic_user(u)) {
-            m.user = Some(USER.to_string());
+/// Whether a JSON key or a variable name names a secret: the names of
+/// `secret-assignment` in `builtin.toml` (where the text rules decide the same).
+fn secret_key(key: &str) -> bool {
+    static KEY: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(&format!("(?i)^(?:{SECRET_NAME})$")).expect("static regex"));
+    key.len() <= 80 && KEY.is_match(key)
+}
+
+/// A value under a secret's name that is not a placeholder, a type, a reference or
+/// empty (`"password": ""`, `"token": "$GITHUB_TOKEN"`, `"api_key": "<your key>"`,
+/// `"secret": null` stay).
+fn plausible_secret_value(v: &str) -> bool {
+    static PLACEHOLDER: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(&format!("^(?:{PLACEHOLDER_VALUE})$")).expect("static regex"));
+    let v = v.trim();
+    !v.is_empty()
+        && v.len() <= 4096
+        && !v.starts_with(['$', '<', '{', '%', '*', '[', '/', '~'])
+        && !PLACEHOLDER.is_match(v)
+}
+
+/// Names of secrets in assignments and JSON keys: any name that contains one of these
+/// (`PGPASSWORD`, `db_password_confirm`, `JWTSecret`, `OPENAI_API_KEY`), or ends in
+/// `token`, `pwd` or `credentials` (`access_token`, `MYSQL_PWD`; not `tokenizer`).
+/// Kept in step with `secret-assignment` and `quoted-secret-assignment` in
+/// `builtin.toml` (a unit test checks that they agree).
+pub(crate) const SECRET_NAME: &str = r"[\w.-]*(?:password|passwd|passphrase|secret|api[_-]?key|apikey|auth[_-]?key|access[_-]?key|private[_-]?key|priv[_-]?key|client[_-]?key|service[_-]?key|account[_-]?key|db[_-]?pass|database[_-]?pass|key[_-]?pass|contrase(?:ñ|n)a)[\w.-]*|[\w.-]*(?:token|pwd|credentials?)";
+
+/// Values under a secret's name that are not secrets: type names, empty markers,
+/// switches, and what debrief itself writes.
+const PLACEHOLDER_VALUE: &str = r"(?i:str|string|bytes|none|null|nil|true|false|yes|no|on|off|int|bool|boolean|number|secretstr|required|optional.*|undefined|redacted.*|\[redacted.*|x+|\.+|-+|_+|\*+|\d{1,7})";
+
+/// Redaction of the normalized model, field by field. Every impl destructures its struct
+/// whole (no `..`), so a field added to the model does not compile until it is decided
+/// here whether it is shown redacted — a new output that prints the model cannot forget a
+/// field. What stays as it is: the source path (where the file is on this machine:
+/// scripts open it and commands paste it), ids (session, call, parent: the keys other
+/// commands take), numbers, times, and names debrief gives (format, agent, detector).
+pub trait Redact {
+    fn redact_with(&mut self, r: &Redactor);
+}
+
+impl Redact for String {
+    fn redact_with(&mut self, r: &Redactor) {
+        r.redact_string(self);
+    }
+}
+
+impl<T: Redact> Redact for Option<T> {
+    fn redact_with(&mut self, r: &Redactor) {
+        if let Some(x) = self {
+            x.redact_with(r);
         }
     }
+}
 
-    /// Redact what a finding quotes from the transcript: its summary and command.
-    /// (Detectors run on the transcript as written, so their findings must be
-    /// redacted like the messages they quote.)
-    pub fn redact_finding(&self, f: &mut Finding) {
-        self.redact_string(&mut f.summary);
-        if let Some(c) = &mut f.command {
-            self.redact_string(c);
-        }
+impl<T: Redact> Redact for [T] {
+    fn redact_with(&mut self, r: &Redactor) {
+        self.iter_mut().for_each(|x| x.redact_with(r));
     }
+}
 
-    /// Redact a message's text, thinking, commands, call inputs and outputs.
-    pub fn redact_message(&self, msg: &mut Message) {
-        self.redact_string(&mut msg.text);
-        self.redact_string(&mut msg.thinking);
-        for c in &mut msg.calls {
-            if let Some(cmd) = &mut c.command {
-                self.redact_string(cmd);
+impl<T: Redact> Redact for Vec<T> {
+    fn redact_with(&mut self, r: &Redactor) {
+        self.as_mut_slice().redact_with(r);
+    }
+}
+
+/// Any JSON value (a tool's input, whatever the tool): every string, object keys
+/// included (a key can be data: a header or variable name, a map's entry), and a string
+/// under a secret's name whole (see [`Redactor::redact_json_field`]).
+impl Redact for serde_json::Value {
+    fn redact_with(&mut self, r: &Redactor) {
+        match self {
+            serde_json::Value::String(s) => r.redact_string(s),
+            serde_json::Value::Array(a) => a.redact_with(r),
+            serde_json::Value::Object(o) => {
+                let renamed = o.keys().any(|k| matches!(r.redact(k), Cow::Owned(_)));
+                if renamed {
+                    *o = std::mem::take(o).into_iter().map(|(k, v)| (r.redact(&k).into_owned(), v)).collect();
+                }
+                for (k, v) in o.iter_mut() {
+                    match v {
+                        serde_json::Value::String(s) => r.redact_json_field(k, s),
+                        _ => v.redact_with(r),
+                    }
+                }
             }
-            self.redact_json(&mut c.input);
-            if let Some(r) = &mut c.result {
-                self.redact_string(&mut r.output);
-            }
+            serde_json::Value::Null | serde_json::Value::Bool(_) | serde_json::Value::Number(_) => {}
         }
+    }
+}
+
+impl Redact for Session {
+    fn redact_with(&mut self, r: &Redactor) {
+        let Session { meta, messages } = self;
+        meta.redact_with(r);
+        messages.redact_with(r);
+    }
+}
+
+/// What a session's metadata took from the transcript: working folder, project, title,
+/// branch, model and version strings; user and host names become `[USER]` and
+/// `[REDACTED]`. The source path and the ids stay.
+impl Redact for SessionMeta {
+    fn redact_with(&mut self, r: &Redactor) {
+        let SessionMeta {
+            id: _,
+            format: _,
+            agent: _,
+            source: _,
+            cwd,
+            project,
+            title,
+            started: _,
+            ended: _,
+            model,
+            agent_version,
+            git_branch,
+            host,
+            user,
+            parent_session: _,
+            parent_call: _,
+            forked_after: _,
+            messages: _,
+        } = self;
+        for f in [cwd, project, title, model, agent_version, git_branch] {
+            f.redact_with(r);
+        }
+        if host.is_some() {
+            *host = Some(HOST.to_string());
+        }
+        if user.as_deref().is_some_and(|u| !is_generic_user(u)) {
+            *user = Some(USER.to_string());
+        }
+    }
+}
+
+impl Redact for Message {
+    fn redact_with(&mut self, r: &Redactor) {
+        let Message {
+            idx: _,
+            role: _,
+            origin: _,
+            timestamp: _,
+            text,
+            thinking,
+            calls,
+            line: _,
+            end_line: _,
+            offset: _,
+            sidechain: _,
+        } = self;
+        text.redact_with(r);
+        thinking.redact_with(r);
+        calls.redact_with(r);
+    }
+}
+
+/// A tool call of any tool: its name, its whole input (any JSON), its command line and
+/// its result. The ids stay (a poll names the call it continues by id).
+impl Redact for Call {
+    fn redact_with(&mut self, r: &Redactor) {
+        let Call { id: _, name, input, command, result, continues: _ } = self;
+        name.redact_with(r);
+        input.redact_with(r);
+        command.redact_with(r);
+        result.redact_with(r);
+    }
+}
+
+impl Redact for CallResult {
+    fn redact_with(&mut self, r: &Redactor) {
+        let CallResult {
+            output,
+            exit_code: _,
+            is_error: _,
+            interrupted: _,
+            timed_out: _,
+            running: _,
+            timestamp: _,
+            line: _,
+        } = self;
+        output.redact_with(r);
+    }
+}
+
+/// What a finding quotes from the transcript: its summary and command. (Detectors run
+/// on the transcript as written, so their findings are redacted like the messages.)
+impl Redact for Finding {
+    fn redact_with(&mut self, r: &Redactor) {
+        let Finding { detector: _, key: _, evidence: _, summary, command } = self;
+        summary.redact_with(r);
+        command.redact_with(r);
+    }
+}
+
+/// A record a parser could not use: its reason may quote the record.
+impl Redact for BadRecord {
+    fn redact_with(&mut self, r: &Redactor) {
+        let BadRecord { line: _, reason } = self;
+        reason.redact_with(r);
+    }
+}
+
+/// A session as the index stores it (what `sessions` and `search` print of it).
+impl Redact for SessionRecord {
+    fn redact_with(&mut self, r: &Redactor) {
+        let SessionRecord { meta, ordinal: _, stats: _, findings } = self;
+        meta.redact_with(r);
+        findings.redact_with(r);
     }
 }
 
@@ -612,7 +785,7 @@ fn structural_rules() -> Vec<(Kind, &'static str, &'static str, &'static str)> {
         (
             Kind::Url,
             "url",
-            r#"(?i)\b([a-z][a-z0-9+.-]{1,15})://(?:([^\s:/@'"<>]+)(?::([^\s/@'"<>]*))?@)?(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)"#,
+            r#"(?i)\b([a-z][a-z0-9+.-]{1,15})://(?:([^\s:/@'"<>]*)(?::([^\s/'"<>]*))?@)?(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)"#,
             "://",
         ),
         (
@@ -825,8 +998,10 @@ fn url(caps: &Captures) -> Option<Hit> {
     }
     let mut with = format!("{}://", scheme.as_str());
     if let (Some(u), Some(nu)) = (user, &new_user) {
-        let _ = u;
-        with.push_str(nu);
+        // `redis://:PASS@host` has a password and no user.
+        if !u.as_str().is_empty() {
+            with.push_str(nu);
+        }
         if password.is_some() {
             with.push(':');
             with.push_str(HOST);
@@ -955,6 +1130,108 @@ mod tests {
         assert_eq!(r(r#"{"api_key": "abcd1234efgh"}"#), r#"{"api_key": "[REDACTED:secret-assignment]"}"#);
         assert_eq!(r("login --password Tr0ub4dor"), "login --password [REDACTED:secret-flag]");
         assert_eq!(r("token=$GITHUB_TOKEN"), "token=$GITHUB_TOKEN");
+    }
+
+    /// A JWT is one wherever it stands: gitleaks' rule wants a quote, a space or the end
+    /// after it, and a skill's arguments put a `)` or `,` there (issue 18).
+    #[test]
+    fn jwts_anywhere() {
+        let jwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkFubiJ9.\
+                   SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
+        for around in ["login({})", "[{}]", "{},next", "?pat={}&x=1", "<{}>", "{}.", "{{\"t\":{}}}", "{}"] {
+            let text = around.replace("{}", jwt);
+            let out = r(&text);
+            assert!(!out.contains("SflKxwRJ") && !out.contains("eyJzdWIi"), "{text} -> {out}");
+        }
+        // Not a token: too short, or a word that starts with `ey`.
+        for s in ["eyJhbGci.eyJzdWIi.abc", "they.eyeball.keys", "money.eyes.key"] {
+            assert_eq!(r(s), s);
+        }
+    }
+
+    #[test]
+    fn passwords_in_any_shape() {
+        for (text, secret) in [
+            // Real shapes: gm15 of the real set said it in words.
+            ("password is Jicarilla12484", "Jicarilla12484"),
+            ("the password for root is hunter2!", "hunter2!"),
+            ("Password: Tr0ub4dor&3", "Tr0ub4dor&3"),
+            ("export PGPASSWORD=s3cr3tpw && psql", "s3cr3tpw"),
+            ("MYSQL_PWD=abcd1234 mysql", "abcd1234"),
+            (r#"{"password": "short"}"#, "short"),
+            (r#"os.environ["OPENAI_API_KEY"] = "deadbeef""#, "deadbeef"),
+            (r#"JWTSecret:       "handler-secret","#, "handler-secret"),
+            (".send({ password: 'short', name: 'x' })", "short"),
+            (r#"db_password_confirm = "correct horse battery staple""#, "correct horse battery"),
+            (r#"{\"password\": \"p4ssw0rd\"}"#, "p4ssw0rd"),
+            ("mysql -u root -pS3cretPw db", "S3cretPw"),
+            ("mysqldump -h db -p'S3cret Pw' prod", "S3cret Pw"),
+            ("sshpass -p 'hunter22' ssh x", "hunter22"),
+            ("redis-cli -h r -a s3cretredis ping", "s3cretredis"),
+            ("curl -u ann:hunter22 https://x.example.com", "hunter22"),
+            ("wget --http-password=hunter22 https://x", "hunter22"),
+            ("redis://:s3cretredis@cache:6379/0", "s3cretredis"),
+            ("postgres://app:p@ssw0rd@db.internal:5432/prod", "ssw0rd"),
+        ] {
+            let out = r(text);
+            assert!(!out.contains(secret), "{text} -> {out}");
+        }
+    }
+
+    #[test]
+    fn words_about_passwords_stay() {
+        for s in [
+            "the password is required",
+            "Password is Incorrect.",
+            "password: str",
+            "if password is None:",
+            "mysql -u root -p mydb",
+            "mysql -P 3306 -h localhost",
+            "curl -u $USER:$PASS https://api.github.com",
+            "token=$GITHUB_TOKEN",
+            r#"{"password": ""}"#,
+            r#"password = "${DB_PASSWORD}""#,
+            "max_tokens=4096 and num_tokens: 1024",
+            "PWD=/home/[USER]/src",
+            "tokenizer: bert-base-uncased",
+        ] {
+            assert_eq!(r(s), s);
+        }
+    }
+
+    /// A tool's input is JSON of any shape: a string under a secret's name is a secret
+    /// whole, whatever it looks like; keys are redacted too (they can be data).
+    #[test]
+    fn json_inputs_by_key() {
+        let mut v = serde_json::json!({
+            "skill": "deploy",
+            "args": {"password": "hunter2", "apiKey": "abc", "token": "$GH_TOKEN", "pin": "1234", "note": "ok"},
+            "env": [{"name": "DB", "DB_PASSWORD": "pw12"}],
+            "headers": {"Authorization": "Bearer abcdefghijklmnopqrstuvwx"},
+            "ann.smith@corp-mail.com": true,
+        });
+        Redactor::builtin().apply(&mut v);
+        let a = &v["args"];
+        assert_eq!(a["password"], "[REDACTED:secret-assignment]");
+        assert_eq!(a["apiKey"], "[REDACTED:secret-assignment]");
+        assert_eq!((&a["token"], &a["pin"], &a["note"]), (&"$GH_TOKEN".into(), &"1234".into(), &"ok".into()));
+        assert_eq!(v["env"][0]["DB_PASSWORD"], "[REDACTED:secret-assignment]");
+        assert!(!v["headers"]["Authorization"].as_str().unwrap().contains("abcdefgh"));
+        assert!(v.get("[EMAIL]").is_some(), "{v}");
+    }
+
+    /// Redacting what the redactor wrote changes nothing (the fuzz property, here on the
+    /// samples above).
+    #[test]
+    fn redaction_is_idempotent_on_its_own_output() {
+        for s in [
+            "password is Jicarilla12484 and postgres://app:pw@db.internal:5432/x",
+            "ssh ann@gpu-7 && curl http://10.0.0.5/ && mail ann@corp.com",
+            r#"{"password": "short", "JWTSecret": "x-y-z"}"#,
+        ] {
+            let once = r(s);
+            assert_eq!(r(&once), once, "{s}");
+        }
     }
 
     #[test]

@@ -435,8 +435,8 @@ fn make_hit(
         (None, None) => highlight(&preview, words, 220, line),
     };
     let mut project = meta.project.clone();
-    if let (Some(r), Some(p)) = (&redactor, &mut project) {
-        r.redact_string(p);
+    if let Some(r) = redactor {
+        r.apply(&mut project);
     }
     Ok(Some(Hit {
         source: meta.source.clone(),

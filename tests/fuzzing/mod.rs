@@ -469,7 +469,7 @@ pub fn exercise(path: &Path, format: &'static dyn Format) -> usize {
         }
         let mut red = s.clone();
         if let Ok(r) = debrief::redact::Redactor::for_meta(&s.meta, &[]) {
-            r.redact_transcript(&mut red);
+            r.apply(&mut red);
         }
         // Read one message back from its source lines, as search does for snippets.
         if let Some(m) = s.messages.get(s.messages.len() / 2)
