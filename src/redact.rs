@@ -40,6 +40,10 @@ use crate::detect::Finding;
 use crate::index::writer::SessionRecord;
 use crate::model::{BadRecord, Call, CallResult, Message, Session, SessionMeta};
 
+/// Passes of the rules at most (see [`Redactor::redact`]): the fuzzer has never seen a
+/// text need more than three.
+const MAX_PASSES: usize = 4;
+
 /// What a redacted host or address becomes (the seeds' spelling).
 pub const HOST: &str = "[REDACTED]";
 /// What a personal user name becomes.
@@ -166,6 +170,9 @@ enum Kind {
     Home,
     /// The session's own user or host name as a word.
     Name,
+    /// A database or remote client's command (`mysql …`, `sshpass …`, `redis-cli …`,
+    /// `curl -u …`): the value of every password flag in it.
+    ClientFlags,
 }
 
 struct Rule {
@@ -192,6 +199,29 @@ struct Hit {
     start: usize,
     end: usize,
     with: String,
+    /// Found by the second scan (escaped line breaks read as spaces).
+    second: bool,
+}
+
+/// `text` with each escaped line break or tab (`\n`, `\r`, `\t` as two characters) as
+/// two spaces, when it has one.
+fn escapes_as_spaces(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let escaped = |i: usize| b[i] == b'\\' && matches!(b.get(i + 1), Some(b'n' | b'r' | b't'));
+    let first = memchr::memchr_iter(b'\\', b).find(|&i| escaped(i))?;
+    let mut out = b.to_vec();
+    let mut i = first;
+    while i + 1 < out.len() {
+        if escaped(i) {
+            out[i] = b' ';
+            out[i + 1] = b' ';
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    // Only ASCII bytes changed, to ASCII: still UTF-8.
+    String::from_utf8(out).ok()
 }
 
 /// Rules used together, with their pre-filter.
@@ -303,38 +333,85 @@ impl Redactor {
 
     /// `text` with everything sensitive replaced; borrowed when nothing was.
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        self.redact_counting_passes(text).0
+    }
+
+    /// [`Redactor::redact`], and how many passes of the rules changed the text (the
+    /// fuzzer reports how many texts need more than one).
+    pub fn redact_counting_passes<'a>(&self, text: &'a str) -> (Cow<'a, str>, usize) {
+        let Cow::Owned(mut out) = self.redact_once(text) else { return (Cow::Borrowed(text), 0) };
+        // A replacement changes what its neighbours stand next to: a key glued to the
+        // one before it (`ghp_…eyJ…`) stands on its own once the first is a label, and
+        // is then found. Passes go on until one finds nothing; the fuzzer
+        // (tests/fuzz_redaction.rs) checks that the last pass always finds nothing.
+        let mut passes = 1;
+        while passes < MAX_PASSES {
+            match self.redact_once(&out) {
+                Cow::Borrowed(_) => break,
+                Cow::Owned(next) => out = next,
+            }
+            passes += 1;
+        }
+        (Cow::Owned(out), passes)
+    }
+
+    /// One pass of the rules over `text`.
+    fn redact_once<'a>(&self, text: &'a str) -> Cow<'a, str> {
         if text.is_empty() {
             return Cow::Borrowed(text);
         }
+        let mut hits = self.hits(text);
+        // Escaped line breaks and tabs (`\n` as two characters: JSON printed as it is)
+        // end words as real ones do, but a key right after one has no word boundary
+        // before it, and rules that start at a boundary pass it by. So such a text is
+        // scanned again with each `\n`, `\r`, `\t` as two spaces (same length, same
+        // offsets), and what either scan finds goes.
+        if let Some(spaced) = escapes_as_spaces(text) {
+            let more = self.hits(&spaced);
+            hits.extend(more.into_iter().map(|h| Hit { second: true, ..h }));
+        }
+        if hits.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        // Earliest first, then longest (then the first scan's): a URL beats the IP inside
+        // it, a PEM block beats the assignment inside it. A hit that starts inside an
+        // earlier one and runs on past it goes too (its replacement follows): whatever
+        // any rule wants gone is gone, and no rest of a secret is left after a shorter,
+        // earlier match.
+        hits.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then(a.second.cmp(&b.second)));
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        for h in hits {
+            if h.end <= at {
+                continue;
+            }
+            if h.start >= at {
+                out.push_str(&text[at..h.start]);
+            }
+            out.push_str(&h.with);
+            at = h.end;
+        }
+        out.push_str(&text[at..]);
+        // Hits that write what was there (`git@github.com`, kept) change nothing.
+        if out == text { Cow::Borrowed(text) } else { Cow::Owned(out) }
+    }
+
+    /// What the rules find in `text`, unordered.
+    fn hits(&self, text: &str) -> Vec<Hit> {
         let mut hits = Vec::new();
         for layer in &self.layers {
             for i in layer.triggered(text) {
                 let rule = &layer.rules[i];
                 for caps in rule.regex().captures_iter(text) {
-                    if let Some(hit) = rule.hit(text, &caps) {
+                    if rule.kind == Kind::ClientFlags {
+                        client_flags(&caps, &mut hits);
+                    } else if let Some(hit) = rule.hit(text, &caps) {
                         hits.push(hit);
                     }
                 }
             }
         }
-        if hits.is_empty() {
-            return Cow::Borrowed(text);
-        }
-        // Earliest first, then longest: a URL beats the IP inside it, a PEM block beats
-        // the assignment inside it.
-        hits.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
-        let mut out = String::with_capacity(text.len());
-        let mut at = 0;
-        for h in hits {
-            if h.start < at {
-                continue;
-            }
-            out.push_str(&text[at..h.start]);
-            out.push_str(&h.with);
-            at = h.end;
-        }
-        out.push_str(&text[at..]);
-        Cow::Owned(out)
+        hits
     }
 
     /// Redact in place.
@@ -392,8 +469,8 @@ fn plausible_secret_value(v: &str) -> bool {
 pub(crate) const SECRET_NAME: &str = r"[\w.-]*(?:password|passwd|passphrase|secret|api[_-]?key|apikey|auth[_-]?key|access[_-]?key|private[_-]?key|priv[_-]?key|client[_-]?key|service[_-]?key|account[_-]?key|db[_-]?pass|database[_-]?pass|key[_-]?pass|contrase(?:ñ|n)a)[\w.-]*|[\w.-]*(?:token|pwd|credentials?)";
 
 /// Values under a secret's name that are not secrets: type names, empty markers,
-/// switches, and what debrief itself writes.
-const PLACEHOLDER_VALUE: &str = r"(?i:str|string|bytes|none|null|nil|true|false|yes|no|on|off|int|bool|boolean|number|secretstr|required|optional.*|undefined|redacted.*|\[redacted.*|x+|\.+|-+|_+|\*+|\d{1,7})";
+/// switches, version numbers (`"tiktoken": "^0.7.0"`), and what debrief itself writes.
+const PLACEHOLDER_VALUE: &str = r"(?i:str|string|bytes|none|null|nil|true|false|yes|no|on|off|int|bool|boolean|number|secretstr|required|optional.*|undefined|redacted.*|\[redacted.*|x+|\.+|-+|_+|\*+|\d{1,7}|[\^~<>=!]*v?\d+(?:\.\d+)+[0-9A-Za-z.+-]*)";
 
 /// Redaction of the normalized model, field by field. Every impl destructures its struct
 /// whole (no `..`), so a field added to the model does not compile until it is decided
@@ -489,8 +566,17 @@ impl Redact for SessionMeta {
             forked_after: _,
             messages: _,
         } = self;
-        for f in [cwd, project, title, model, agent_version, git_branch] {
+        // A project named after the folder is named after the redacted folder: redacted
+        // on its own, the last part of a path with a secret in it is a piece of the
+        // secret that no rule knows.
+        let derived = project.is_some() && *project == cwd.as_deref().and_then(crate::model::project_name);
+        for f in [&mut *cwd, title, model, agent_version, git_branch] {
             f.redact_with(r);
+        }
+        if derived {
+            *project = cwd.as_deref().and_then(crate::model::project_name);
+        } else {
+            project.redact_with(r);
         }
         if host.is_some() {
             *host = Some(HOST.to_string());
@@ -619,15 +705,15 @@ impl Rule {
                     return None;
                 }
                 let with = if self.kind == Kind::Secret { format!("[REDACTED:{}]", self.id) } else { HOST.to_string() };
-                Some(Hit { start: m.start(), end: m.end(), with })
+                Some(Hit { start: m.start(), end: m.end(), with, second: false })
             }
-            Kind::Name => Some(Hit { start: whole.start(), end: whole.end(), with: self.id.clone() }),
+            Kind::Name => Some(Hit { start: whole.start(), end: whole.end(), with: self.id.clone(), second: false }),
             Kind::Home => {
                 let user = caps.get(2)?;
                 if is_generic_user(user.as_str()) {
                     return None;
                 }
-                Some(Hit { start: user.start(), end: user.end(), with: USER.to_string() })
+                Some(Hit { start: user.start(), end: user.end(), with: USER.to_string(), second: false })
             }
             Kind::Ipv4 => {
                 let m = caps.get(1)?;
@@ -645,7 +731,7 @@ impl Rule {
                 if keep_ipv4(ip) {
                     return None;
                 }
-                Some(Hit { start: m.start(), end: m.end(), with: HOST.to_string() })
+                Some(Hit { start: m.start(), end: m.end(), with: HOST.to_string(), second: false })
             }
             Kind::Ipv6 => {
                 let m = caps.get(1)?;
@@ -659,11 +745,13 @@ impl Rule {
                 if ip.is_loopback() || ip.is_unspecified() {
                     return None;
                 }
-                Some(Hit { start: m.start(), end: m.end(), with: HOST.to_string() })
+                Some(Hit { start: m.start(), end: m.end(), with: HOST.to_string(), second: false })
             }
             Kind::UserAtHost => user_at_host(text, caps),
             Kind::SshHost => ssh_host(caps),
             Kind::Url => url(caps),
+            // Several hits per match: see `client_flags`.
+            Kind::ClientFlags => None,
         }
     }
 }
@@ -680,7 +768,8 @@ fn builtin_layer() -> Result<Layer> {
             } else {
                 Trigger::Keywords(spec.keywords)
             };
-            let mut rule = Rule::new(spec.id, Kind::Secret, ascii_classes(&spec.regex));
+            let regex = if file == "gitleaks.toml" { widen_terminator(&spec.regex) } else { spec.regex.clone() };
+            let mut rule = Rule::new(spec.id, Kind::Secret, ascii_classes(&regex));
             rule.group = spec.secret_group;
             rule.entropy = spec.entropy;
             rule.allow_patterns = spec.allow.iter().map(|a| ascii_classes(a)).collect();
@@ -789,12 +878,42 @@ fn structural_rules() -> Vec<(Kind, &'static str, &'static str, &'static str)> {
             "://",
         ),
         (
+            // The command up to the end of its line or pipeline step; `client_flags`
+            // finds the password flags in it.
+            Kind::ClientFlags,
+            "password-flag",
+            r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump|sshpass|redis-cli|curl|wget)\b[^\n;|&]*",
+            r"mysql|mariadb|sshpass|redis-cli|curl|wget",
+        ),
+        (
             Kind::Home,
             "home",
-            r"(/home/|/Users/|[A-Za-z]:\\Users\\|\\\\Users\\\\)([^/\\\s'\x22:*?<>|]+)",
+            r"(/home/|/Users/|[A-Za-z]:\\Users\\|\\\\Users\\\\)([^/\\\s'\x22:*?<>|\[][^/\\\s'\x22:*?<>|]*)",
             r"(?i)/home/|/users/|\\users\\",
         ),
     ]
+}
+
+/// What ends a key in 49 of gitleaks' rules (50 places): a quote, a backtick, a space, `;`, an
+/// escaped line break or the end. Gitleaks scans files; transcripts put a key in a
+/// call's arguments (`login(KEY)`), a list, a query string or a sentence (`KEY).`,
+/// `KEY,`, `KEY&`), where that left it whole in view. Anything that cannot go on
+/// the key ends it here.
+const GITLEAKS_END: &str = r#"(?:[\x60'"\s;]|\\[nr]|$)"#;
+const WIDER_END: &str = r"(?:[^0-9A-Za-z_+/=-]|$)";
+
+/// The same for the rules that spell their ends otherwise: Azure AD client secrets
+/// (both ends), Perplexity keys, and curl's `-u user:pass` and `-H 'Authorization: …'`.
+const OTHER_ENDS: &[(&str, &str)] = &[
+    (r#"(?:^|[\\'"\x60\s>=:(,)])"#, r"(?:^|[^0-9A-Za-z_~.-])"),
+    (r#"(?:$|[\\'"\x60\s<),])"#, r"(?:$|[^0-9A-Za-z_~.-])"),
+    (r#"(?:[\x60'"\s;]|\\[nr]|$|\b)"#, r"(?:[^0-9A-Za-z_+/=-]|$)"),
+    (r"(?:\s|\z)", r"(?:[^0-9A-Za-z_.@$}-]|\z)"),
+    (r"(?:\B|\s|\z)", r"(?:[^0-9A-Za-z_.@$}-]|\z)"),
+];
+
+fn widen_terminator(re: &str) -> String {
+    OTHER_ENDS.iter().fold(re.replace(GITLEAKS_END, WIDER_END), |r, (from, to)| r.replace(from, to))
 }
 
 fn compile(re: &str) -> Result<Regex> {
@@ -936,16 +1055,49 @@ fn user_at_host(text: &str, caps: &Captures) -> Option<Hit> {
             return None;
         }
         let with = format!("{new_user}@{}", new_host.as_deref().unwrap_or(h));
-        return Some(Hit { start: user.start(), end: host.end(), with });
+        return Some(Hit { start: user.start(), end: host.end(), with, second: false });
     }
     if has_tld {
         // An e-mail address (`react@18.2.0` and `x@W` never get here: no TLD).
         if is_generic_user(user.as_str()) && is_public_host(h) {
             return None;
         }
-        return Some(Hit { start: user.start(), end: host.end(), with: EMAIL.to_string() });
+        return Some(Hit { start: user.start(), end: host.end(), with: EMAIL.to_string(), second: false });
     }
     None
+}
+
+/// The password flags of a client's command line (`mysql -pPASS`, `mysqldump
+/// -p'PASS'`, `sshpass -p PASS`, `redis-cli -a PASS`, `curl -u user:PASS`): each
+/// value becomes `[REDACTED:password-flag]`, however many the command has. `mysql -p`
+/// alone asks for the password (the next word is the database); `$VAR` stays.
+fn client_flags(caps: &Captures, hits: &mut Vec<Hit>) {
+    static VALUE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r#"\s(?:-p|(?:-u|--user)\s*['"]?[^\s:'"]*:|(?P<spaced>-a\s+|-p\s+))(?:'([^'\n$\[][^'\n]*)'|"([^"\n$\[][^"\n]*)"|([^\s'"$\[-][^\s'"\])}>,;]*))"#,
+        )
+        .expect("static regex")
+    });
+    let Some(cmd) = caps.get(0) else { return };
+    let line = cmd.as_str();
+    let program = line.split(|c: char| !c.is_ascii_alphanumeric() && c != '-').next().unwrap_or("");
+    let mysql = program.starts_with("mysql") || program.starts_with("mariadb");
+    for c in VALUE.captures_iter(line) {
+        let flag = c.get(0).map_or("", |m| m.as_str()).trim_start();
+        let spaced = c.name("spaced").is_some();
+        let allowed = match program {
+            "sshpass" => flag.starts_with("-p"),
+            "redis-cli" => flag.starts_with("-a"),
+            "curl" | "wget" => flag.starts_with("-u") || flag.starts_with("--user"),
+            // `mysql -p PASS` is `-p` (ask) and a database named PASS.
+            _ => mysql && flag.starts_with("-p") && !spaced,
+        };
+        let Some(v) = (2..=4).filter_map(|i| c.get(i)).next() else { continue };
+        if allowed {
+            let start = cmd.start() + v.start();
+            hits.push(Hit { start, end: start + v.len(), with: "[REDACTED:password-flag]".to_string(), second: false });
+        }
+    }
 }
 
 /// Options of ssh that take an argument (`-p 22`, `-i key`): the destination is the
@@ -971,6 +1123,11 @@ fn ssh_host(caps: &Captures) -> Option<Hit> {
             break;
         }
     }
+    // The last option wanted an argument the option words do not hold: the regex's
+    // "host" is that argument (`ssh -p 2222 [REDACTED]`, once the host is redacted).
+    if dest_in_opts.is_none() && i > words.len() {
+        return None;
+    }
     if let Some(d) = dest_in_opts {
         // The destination sat inside the option words; redact it there.
         let m = caps.get(1)?;
@@ -979,11 +1136,11 @@ fn ssh_host(caps: &Captures) -> Option<Hit> {
             return None;
         }
         let start = m.start() + off;
-        return Some(Hit { start, end: start + d.len(), with: HOST.to_string() });
+        return Some(Hit { start, end: start + d.len(), with: HOST.to_string(), second: false });
     }
     let h = host.as_str();
     let with = host_replacement(h)?;
-    Some(Hit { start: host.start(), end: host.end(), with })
+    Some(Hit { start: host.start(), end: host.end(), with, second: false })
 }
 
 fn url(caps: &Captures) -> Option<Hit> {
@@ -1009,7 +1166,7 @@ fn url(caps: &Captures) -> Option<Hit> {
         with.push('@');
     }
     with.push_str(new_host.as_deref().unwrap_or(host.as_str()));
-    Some(Hit { start: scheme.start(), end: host.end(), with })
+    Some(Hit { start: scheme.start(), end: host.end(), with, second: false })
 }
 
 /// Shannon entropy in bits per character (gitleaks' `entropy` threshold).
@@ -1044,6 +1201,22 @@ mod tests {
                 compile(a).unwrap_or_else(|e| panic!("rule {} allow-list: {e:#}", rule.id));
             }
         }
+    }
+
+    #[test]
+    fn keys_end_wherever_they_cannot_go_on() {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/redact/gitleaks.toml")).unwrap();
+        assert_eq!(text.matches(GITLEAKS_END).count(), 50, "gitleaks' terminator as vendored");
+        for (from, _) in OTHER_ENDS {
+            assert!(text.contains(from), "{from} is in gitleaks.toml");
+        }
+        let key = format!("dop_v1_{}", "a1b2c3d4".repeat(8));
+        for around in ["run({})", "[{}]", "{},", "{}.", "x={}&y=1", "{}"] {
+            let out = r(&around.replace("{}", &key));
+            assert!(!out.contains("a1b2c3d4a1b2"), "{around}: {out}");
+        }
+        // A longer run of key characters is no key of that rule.
+        assert!(r(&format!("{key}a1")).contains("a1b2c3d4a1b2"));
     }
 
     #[test]
@@ -1176,6 +1349,23 @@ mod tests {
             let out = r(text);
             assert!(!out.contains(secret), "{text} -> {out}");
         }
+    }
+
+    /// JSON printed as it is: a key right after an escaped line break has no word
+    /// boundary before it (`\nAKIA…`), yet is a key.
+    #[test]
+    fn keys_after_escaped_line_breaks() {
+        for text in [
+            r#"{"log": "starting\nAKIAQ3EGTIJJOM3T6ZXY loaded"}"#,
+            r"line one\nsshpass -p 'hunter2222' scp x y:",
+            r"cfg:\tpassword is Jicarilla12484\n",
+        ] {
+            let out = r(text);
+            assert!(!out.contains("Q3EGTIJJOM") && !out.contains("hunter2222") && !out.contains("Jicarilla"), "{out}");
+        }
+        // A Windows path whose folder starts with n, r or t is still a path.
+        assert_eq!(r(r"C:\Users\nancy\src"), r"C:\Users\[USER]\src");
+        assert_eq!(r(r"dir C:\tools\node"), r"dir C:\tools\node");
     }
 
     #[test]

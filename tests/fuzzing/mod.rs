@@ -14,6 +14,8 @@
 //! an error return is fine (it is how a parser says "not my format").
 #![allow(dead_code)]
 
+pub mod redaction;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
