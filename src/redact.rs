@@ -402,12 +402,17 @@ impl Redactor {
         for layer in &self.layers {
             for i in layer.triggered(text) {
                 let rule = &layer.rules[i];
-                for caps in rule.regex().captures_iter(text) {
+                let re = rule.regex();
+                let mut from = 0;
+                while from <= text.len() {
+                    let Some(caps) = re.captures_at(text, from) else { break };
+                    let Some(whole) = caps.get(0) else { break };
                     if rule.kind == Kind::ClientFlags {
                         client_flags(&caps, &mut hits);
                     } else if let Some(hit) = rule.hit(text, &caps) {
                         hits.push(hit);
                     }
+                    from = next_search(text, &caps, whole, rule.kind);
                 }
             }
         }
@@ -470,7 +475,7 @@ pub(crate) const SECRET_NAME: &str = r"[\w.-]*(?:password|passwd|passphrase|secr
 
 /// Values under a secret's name that are not secrets: type names, empty markers,
 /// switches, version numbers (`"tiktoken": "^0.7.0"`), and what debrief itself writes.
-const PLACEHOLDER_VALUE: &str = r"(?i:str|string|bytes|none|null|nil|true|false|yes|no|on|off|int|bool|boolean|number|secretstr|required|optional.*|undefined|redacted.*|\[redacted.*|x+|\.+|-+|_+|\*+|\d{1,7}|[\^~<>=!]*v?\d+(?:\.\d+)+[0-9A-Za-z.+-]*)";
+const PLACEHOLDER_VALUE: &str = r"(?i:str|string|bytes|none|null|nil|true|false|yes|no|on|off|int|bool|boolean|number|secretstr|required|optional.*|undefined|redacted.*|\[redacted.*|x+|\.+|-+|_+|\*+|\d{1,7}|[\^~<>=!]*v?\d+(?:\.\d+)+(?:[-+.][0-9A-Za-z]+){0,4})";
 
 /// Redaction of the normalized model, field by field. Every impl destructures its struct
 /// whole (no `..`), so a field added to the model does not compile until it is decided
@@ -698,6 +703,11 @@ impl Rule {
                     None => caps.iter().skip(1).flatten().next().unwrap_or(whole),
                 };
                 let secret = m.as_str();
+                // Our own label, read as a value by a later pass (`--token [REDACTED:github-pat]`):
+                // it stays as the first rule named it.
+                if secret.starts_with("[REDACTED") {
+                    return None;
+                }
                 if self.allow().iter().any(|a| a.is_match(secret)) {
                     return None;
                 }
@@ -753,6 +763,26 @@ impl Rule {
             // Several hits per match: see `client_flags`.
             Kind::ClientFlags => None,
         }
+    }
+}
+
+/// Where the search for a rule's next match starts. A secret rule's match ends with
+/// the value it redacts, and a quoted value can run over the name of the next
+/// assignment (`key = "x] {k: secret != "VALUE"`: the first value ends at the second's
+/// opening quote); searching on from the end of the match would pass that one by, and
+/// once the first value is a label the second has no name before it. So the search goes
+/// on from where the value begins (matches still start ever later: the value begins
+/// after the match does), and the overlapping hits merge.
+fn next_search(text: &str, caps: &Captures, whole: regex::Match, kind: Kind) -> usize {
+    let value_start = match kind {
+        Kind::Secret | Kind::Extra => caps.iter().skip(1).flatten().map(|m| m.start()).min(),
+        _ => None,
+    };
+    match value_start {
+        Some(v) if v > whole.start() && v < whole.end() => v,
+        _ if whole.end() > whole.start() => whole.end(),
+        // An empty match: one character on.
+        _ => text[whole.end()..].chars().next().map_or(text.len() + 1, |c| whole.end() + c.len_utf8()),
     }
 }
 
@@ -908,8 +938,8 @@ const OTHER_ENDS: &[(&str, &str)] = &[
     (r#"(?:^|[\\'"\x60\s>=:(,)])"#, r"(?:^|[^0-9A-Za-z_~.-])"),
     (r#"(?:$|[\\'"\x60\s<),])"#, r"(?:$|[^0-9A-Za-z_~.-])"),
     (r#"(?:[\x60'"\s;]|\\[nr]|$|\b)"#, r"(?:[^0-9A-Za-z_+/=-]|$)"),
-    (r"(?:\s|\z)", r"(?:[^0-9A-Za-z_.@$}-]|\z)"),
-    (r"(?:\B|\s|\z)", r"(?:[^0-9A-Za-z_.@$}-]|\z)"),
+    (r"(?:\s|\z)", r"(?:[^0-9A-Za-z_.@$-]|\.(?:\s|\z)|\z)"),
+    (r"(?:\B|\s|\z)", r"(?:[^0-9A-Za-z_.@$-]|\.(?:\s|\z)|\z)"),
 ];
 
 fn widen_terminator(re: &str) -> String {
@@ -1074,17 +1104,24 @@ fn user_at_host(text: &str, caps: &Captures) -> Option<Hit> {
 fn client_flags(caps: &Captures, hits: &mut Vec<Hit>) {
     static VALUE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r#"\s(?:-p|(?:-u|--user)\s*['"]?[^\s:'"]*:|(?P<spaced>-a\s+|-p\s+))(?:'([^'\n$\[][^'\n]*)'|"([^"\n$\[][^"\n]*)"|([^\s'"$\[-][^\s'"\])}>,;]*))"#,
+            r#"\s(?:-p|(?:-u|--user)[=\s]*['"]?(?:[^\s:'"\[=][^\s:'"]*)?:|(?P<spaced>-a\s+|-p\s+))(?:'([^'\n$\[][^'\n]*)'|"([^"\n$\[][^"\n]*)"|([^\s'"$\[-][^\s'"\[\])}>,;]*))"#,
         )
         .expect("static regex")
     });
+    static PROGRAM: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?:mysql\w*|mariadb(?:-dump)?|sshpass|redis-cli|curl|wget)\b").expect("static regex")
+    });
     let Some(cmd) = caps.get(0) else { return };
     let line = cmd.as_str();
-    let program = line.split(|c: char| !c.is_ascii_alphanumeric() && c != '-').next().unwrap_or("");
-    let mysql = program.starts_with("mysql") || program.starts_with("mariadb");
+    // Where each program's words begin (a line with its newlines flattened, as a
+    // search preview, holds several commands).
+    let programs: Vec<(usize, &str)> = PROGRAM.find_iter(line).map(|m| (m.start(), m.as_str())).collect();
     for c in VALUE.captures_iter(line) {
-        let flag = c.get(0).map_or("", |m| m.as_str()).trim_start();
+        let Some(all) = c.get(0) else { continue };
+        let flag = all.as_str().trim_start();
         let spaced = c.name("spaced").is_some();
+        let program = programs.iter().rev().find(|(at, _)| *at < all.start()).map_or("", |(_, p)| *p);
+        let mysql = program.starts_with("mysql") || program.starts_with("mariadb");
         let allowed = match program {
             "sshpass" => flag.starts_with("-p"),
             "redis-cli" => flag.starts_with("-a"),

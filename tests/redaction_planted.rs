@@ -275,6 +275,8 @@ struct Unit {
     /// Where it came from, for the table.
     from: String,
     formats: BTreeSet<String>,
+    /// The texts it held at each position before anything was planted.
+    original: Vec<(Pos, String)>,
 }
 
 fn copy_tree(from: &Path, to: &Path) {
@@ -382,6 +384,7 @@ fn real_units(tmp: &Path) -> Vec<Unit> {
                 dir,
                 from: format!("{set}/{}", rel.display()),
                 formats: BTreeSet::from([format.clone()]),
+                original: Vec::new(),
             });
         }
     }
@@ -408,6 +411,7 @@ fn corpus_units(tmp: &Path) -> Vec<Unit> {
             dir,
             from: format!("corpus/{}", d.file_name().unwrap().to_string_lossy()),
             formats: BTreeSet::new(),
+            original: Vec::new(),
         });
     }
     units
@@ -424,23 +428,31 @@ fn unit_texts(dir: &Path) -> Vec<(PathBuf, String)> {
         .collect()
 }
 
-/// Plants secrets in every position `unit` offers; `cursor` says, per position, which
-/// kind goes there next.
+/// Plants secrets in every position `unit` offers; `needed` holds, per position, the kinds
+/// still to plant there (what does not land goes back for another copy).
 fn plant(
     unit: &mut Unit,
     kinds: &[Kind],
     per_slot: &BTreeMap<Pos, usize>,
-    cursor: &mut BTreeMap<Pos, usize>,
+    needed: &mut BTreeMap<Pos, std::collections::VecDeque<usize>>,
     salt: &mut u64,
 ) -> Vec<Planted> {
     let word = Regex::new(r"[A-Za-z][A-Za-z0-9]{3,30}").expect("regex");
     let mut planted = Vec::new();
-    let sessions = parse_dir(&unit.dir);
-    for s in &sessions {
-        unit.formats.insert(s.meta.format.clone());
+    if unit.original.is_empty() {
+        let sessions = parse_dir(&unit.dir);
+        for s in &sessions {
+            unit.formats.insert(s.meta.format.clone());
+        }
+        unit.original = sessions.iter().flat_map(fields).collect();
     }
-    let before: Vec<(Pos, String)> = sessions.iter().flat_map(fields).collect();
+    // Anchors come from the transcript's own words, never from what was planted.
+    let before = unit.original.clone();
     for pos in Pos::ALL {
+        let Some(queue) = needed.get_mut(&pos) else { continue };
+        if queue.is_empty() {
+            continue;
+        }
         let values: Vec<&String> = before.iter().filter(|(p, _)| *p == pos).map(|(_, t)| t).collect();
         if values.is_empty() {
             continue;
@@ -465,14 +477,15 @@ fn plant(
             }
         }
         anchors.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.len().cmp(&a.1.len())));
-        let n = per_slot[&pos];
-        let start = cursor[&pos];
-        let mut samples: Vec<(String, Sample, &str)> = Vec::new();
-        for i in 0..n {
-            let k = &kinds[(start + i) % kinds.len()];
+        let n = per_slot[&pos].min(queue.len());
+        let taken: Vec<usize> = queue.drain(..n).collect();
+        let mut samples: Vec<(usize, Sample, &str)> = Vec::new();
+        for k in &taken {
             *salt += 1;
-            if let Some(s) = (k.make)(*salt) {
-                samples.push((k.id.clone(), s, SURROUNDINGS[(*salt as usize) % SURROUNDINGS.len()]));
+            // A kind with no sample for this salt is tried again later with another.
+            match (kinds[*k].make)(*salt) {
+                Some(s) => samples.push((*k, s, SURROUNDINGS[(*salt as usize) % SURROUNDINGS.len()])),
+                None => queue.push_back(*k),
             }
         }
         let md = texts.iter().any(|(p, _)| p.extension().is_some_and(|x| x == "md"));
@@ -484,10 +497,11 @@ fn plant(
         } else {
             &[Escape::Json, Escape::JsonInJson, Escape::Raw]
         };
+        let mut landed: BTreeSet<usize> = BTreeSet::new();
         'anchor: for (_, anchor) in anchors.iter().take(4) {
             for flat in [pos.meta(), true] {
                 for esc in escapes {
-                    let usable: Vec<&(String, Sample, &str)> =
+                    let usable: Vec<&(usize, Sample, &str)> =
                         samples.iter().filter(|(_, s, _)| !flat || !s.text.contains('\n')).collect();
                     if usable.is_empty() {
                         continue;
@@ -521,17 +535,22 @@ fn plant(
                     let after: Vec<(Pos, String)> = parse_dir(&unit.dir).iter().flat_map(fields).collect();
                     let here: String =
                         after.iter().filter(|(p, _)| *p == pos).map(|(_, t)| t.as_str()).collect::<Vec<_>>().join("\n");
-                    if usable.iter().all(|(_, s, _)| here.contains(&s.secret)) {
-                        for (kind, s, around) in &usable {
+                    // What landed where it was meant to counts (a folder can take a key
+                    // with `/` in it only as far as the path is read); the rest goes on to
+                    // another copy.
+                    let arrived: Vec<&&(usize, Sample, &str)> =
+                        usable.iter().filter(|(_, s, _)| here.contains(&s.secret)).collect();
+                    if !arrived.is_empty() {
+                        for (k, s, around) in arrived.iter().map(|x| **x) {
                             planted.push(Planted {
-                                kind: kind.clone(),
+                                kind: kinds[*k].id.clone(),
                                 pos,
                                 unit: unit.name.clone(),
                                 secret: s.secret.clone(),
                                 text: around.replace("@@", &s.text),
                             });
                         }
-                        cursor.insert(pos, start + n);
+                        landed = arrived.iter().map(|(k, _, _)| *k).collect();
                         break 'anchor;
                     }
                     for (p, t) in &texts {
@@ -539,6 +558,12 @@ fn plant(
                     }
                     build_databases(&unit.dir);
                 }
+            }
+        }
+        // What did not land here goes to the next copy that offers the position.
+        for (k, _, _) in &samples {
+            if !landed.contains(k) {
+                queue.push_back(*k);
             }
         }
     }
@@ -669,11 +694,23 @@ fn planted_secrets_never_show_and_the_oracle_finds_no_credential() {
             (*p, kinds.len().div_ceil(n).max(4))
         })
         .collect();
-    let mut cursor: BTreeMap<Pos, usize> = Pos::ALL.iter().map(|p| (*p, 0)).collect();
+    // Per position, the kinds still to plant there; each copy offering it takes the
+    // next few, and what does not land goes back for the next copy.
+    let offered_anywhere: BTreeSet<Pos> = offered.iter().flatten().copied().collect();
+    let mut needed: BTreeMap<Pos, std::collections::VecDeque<usize>> =
+        offered_anywhere.iter().map(|p| (*p, (0..kinds.len()).collect())).collect();
     let mut salt = 0u64;
     let mut planted = Vec::new();
-    for u in &mut units {
-        planted.extend(plant(u, &kinds, &per_slot, &mut cursor, &mut salt));
+    // Rounds over the copies until every kind is planted everywhere or a round plants
+    // nothing more (a position only a few copies can take needs several).
+    loop {
+        let before = planted.len();
+        for u in &mut units {
+            planted.extend(plant(u, &kinds, &per_slot, &mut needed, &mut salt));
+        }
+        if needed.values().all(|q| q.is_empty()) || planted.len() == before {
+            break;
+        }
     }
     // The SQL the database was built from is no transcript.
     for e in walkdir::WalkDir::new(root.join("units")).into_iter().filter_map(Result::ok) {
@@ -728,7 +765,7 @@ fn planted_secrets_never_show_and_the_oracle_finds_no_credential() {
     let mut rng = StdRng::seed_from_u64(18);
     for _ in 0..12 {
         let p = &planted[rng.random_range(0..planted.len())];
-        if let Some(w) = p.secret.split(|c: char| !c.is_ascii_alphanumeric()).find(|w| w.len() >= 6) {
+        if let Some(w) = p.secret.split(|c: char| !c.is_ascii_alphanumeric()).find(|w| (6..=40).contains(&w.len())) {
             outputs.push(run(root, &["search", w, "-n", "50", "--json"], true, "json"));
         }
     }
@@ -933,5 +970,11 @@ fn planted_secrets_never_show_and_the_oracle_finds_no_credential() {
                 .map(move |k| format!("{} at {}", k.id, p.name()))
         })
         .collect();
-    eprintln!("kind × position pairs not planted: {}", missing.len());
+    let mut by_pos: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for m in &missing {
+        if let Some((k, p)) = m.split_once(" at ") {
+            by_pos.entry(p).or_default().push(k);
+        }
+    }
+    eprintln!("kind × position pairs not planted: {} {by_pos:?}", missing.len());
 }

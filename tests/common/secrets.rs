@@ -190,6 +190,7 @@ impl Sampler {
         let plausible = |text: &str, secret: &str| {
             secret.len() >= 8
                 && text.is_ascii()
+                && !text.contains('\\')
                 && text.contains(secret)
                 && !debrief::redact::redact(text).contains(secret)
         };
@@ -223,6 +224,14 @@ impl Sampler {
                 _ => generated,
             };
             let Some(secret) = self.secret_in(&text) else { continue };
+            // What the regex makes around the secret is a name (`--<name>-auth-token`),
+            // and a name of forty random characters is none people write: scanners
+            // rightly take it for a key of its own.
+            static LONG_WORD: std::sync::LazyLock<Regex> =
+                std::sync::LazyLock::new(|| Regex::new(r"[A-Za-z0-9_-]{24}").expect("regex"));
+            if LONG_WORD.is_match(&text.replace(&secret, " ")) {
+                continue;
+            }
             if plausible(&text, &secret) {
                 return Some(Sample { text, secret, from: "the rule's regex" });
             }
