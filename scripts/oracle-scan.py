@@ -4,8 +4,8 @@
     oracle-scan.py FILE...    # one JSON line per finding: file, line, type, secret
 
 Uses detect-secrets' default settings (every plugin, every default filter). Installed
-for the tests by .ci/run (see .ci/requirements-oracle.txt); tests/redaction_planted.rs
-runs this script.
+for the tests by scripts/oracle-venv (pinned in tests/oracle/requirements.txt);
+tests/redaction_planted.rs runs this script with that venv's python.
 """
 import json
 import sys

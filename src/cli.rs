@@ -81,6 +81,17 @@ pub enum Command {
                             debrief report session.jsonl --episode 5084 --format html -o pivot.html\n  \
                             debrief report session.jsonl --arc 5083..5086 --templates ./my-templates")]
     Report(ReportArgs),
+    /// Serve the index to AI agents over the Model Context Protocol (stdio), read-only
+    #[command(after_help = "A Model Context Protocol server on standard input and output, for an agent to\n\
+                            search past sessions, list and read them, list findings, write episodes up and\n\
+                            ask whether an error or a command was seen before. It reads the index (--index,\n\
+                            DEBRIEF_INDEX) and never writes; run `debrief index` to bring it up to date.\n\
+                            Everything it returns is redacted unless --no-redact.\n\n\
+                            Register it with an agent (see the README):\n  \
+                            claude mcp add debrief -- debrief mcp\n  \
+                            codex: [mcp_servers.debrief] command = \"debrief\", args = [\"mcp\"] in ~/.codex/config.toml\n  \
+                            gemini: \"mcpServers\": {\"debrief\": {\"command\": \"debrief\", \"args\": [\"mcp\"]}} in ~/.gemini/settings.json")]
+    Mcp(McpArgs),
     /// Print shell completions for bash, zsh, fish, elvish or powershell
     #[command(after_help = "Examples:\n  \
                             debrief completions bash > ~/.local/share/bash-completion/completions/debrief\n  \
@@ -244,6 +255,12 @@ pub struct DetectArgs {
     /// With --stats: also the counts per file
     #[arg(long, short, requires = "stats")]
     pub verbose: bool,
+    #[command(flatten)]
+    pub redact: RedactArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct McpArgs {
     #[command(flatten)]
     pub redact: RedactArgs,
 }

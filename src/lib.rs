@@ -7,6 +7,7 @@ pub mod commands;
 pub mod detect;
 pub mod formats;
 pub mod index;
+pub mod mcp;
 pub mod model;
 pub mod redact;
 pub mod report;
@@ -15,8 +16,6 @@ pub mod shell;
 #[doc(hidden)]
 pub mod synth;
 pub mod walk;
-
-use cli::{Cli, Command};
 
 /// An argument that is wrong, not a failure of the work: `main` exits with 2 for it, as
 /// for the errors clap finds (the contract's usage error).
@@ -39,18 +38,4 @@ macro_rules! usage {
     };
 }
 
-/// Run a parsed command line; returns the process exit code.
-pub fn run(cli: &Cli) -> anyhow::Result<i32> {
-    match &cli.command {
-        Command::Index(a) => commands::index::run(cli, a),
-        Command::Search(a) => commands::search::run(cli, a),
-        Command::Show(a) => commands::show::run(cli, a),
-        Command::Sessions(a) => commands::sessions::run(cli, a),
-        Command::Detect(a) => commands::detect::run(cli, a),
-        Command::Detectors(a) => commands::detectors::run(cli, a),
-        Command::Sources(a) => commands::sources::run(cli, a),
-        Command::Report(a) => commands::report::run(cli, a),
-        Command::Completions(a) => commands::completions::completions(a),
-        Command::Man => commands::completions::man(),
-    }
-}
+pub use commands::run;

@@ -36,8 +36,8 @@ use anyhow::{Context, Result};
 use regex::{Captures, Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use serde::Deserialize;
 
-use crate::detect::Finding;
-use crate::index::writer::SessionRecord;
+use crate::detect::{Cited, Details, Finding, Undoing};
+use crate::index::schema::SessionRecord;
 use crate::model::{BadRecord, Call, CallResult, Message, Session, SessionMeta};
 
 /// Passes of the rules at most (see [`Redactor::redact`]): the fuzzer has never seen a
@@ -641,13 +641,48 @@ impl Redact for CallResult {
     }
 }
 
-/// What a finding quotes from the transcript: its summary and command. (Detectors run
-/// on the transcript as written, so their findings are redacted like the messages.)
+/// What a finding quotes from the transcript: its summary, command and the facts it
+/// rests on. (Detectors run on the transcript as written, so their findings are redacted
+/// like the messages.)
 impl Redact for Finding {
     fn redact_with(&mut self, r: &Redactor) {
-        let Finding { detector: _, key: _, evidence: _, summary, command } = self;
+        let Finding { detector: _, key: _, evidence: _, summary, command, details } = self;
         summary.redact_with(r);
         command.redact_with(r);
+        details.redact_with(r);
+    }
+}
+
+/// Every variant's quotes: the claim and what undid it, the shared error, the settings
+/// changed and the files edited. Message numbers and the detector's own words (`how`)
+/// stay.
+impl Redact for Details {
+    fn redact_with(&mut self, r: &Redactor) {
+        match self {
+            Details::Belief { claim, undone } => {
+                claim.redact_with(r);
+                undone.redact_with(r);
+            }
+            Details::Runs { runs: _, error } => error.redact_with(r),
+            Details::Relaunch { previous: _, changes, edits } => {
+                changes.redact_with(r);
+                edits.redact_with(r);
+            }
+        }
+    }
+}
+
+impl Redact for Cited {
+    fn redact_with(&mut self, r: &Redactor) {
+        let Cited { idx: _, text } = self;
+        text.redact_with(r);
+    }
+}
+
+impl Redact for Undoing {
+    fn redact_with(&mut self, r: &Redactor) {
+        let Undoing { idx: _, how: _, text } = self;
+        text.redact_with(r);
     }
 }
 
@@ -936,7 +971,7 @@ const WIDER_END: &str = r"(?:[^0-9A-Za-z_+/=-]|$)";
 /// (both ends), Perplexity keys, and curl's `-u user:pass` and `-H 'Authorization: …'`.
 const OTHER_ENDS: &[(&str, &str)] = &[
     (r#"(?:^|[\\'"\x60\s>=:(,)])"#, r"(?:^|[^0-9A-Za-z_~.-])"),
-    (r#"(?:$|[\\'"\x60\s<),])"#, r"(?:$|[^0-9A-Za-z_~.-])"),
+    (r#"(?:$|[\\'"\x60\s<),])"#, r"(?:$|[^0-9A-Za-z_~.-]|\.(?:[^0-9A-Za-z_~-]|$))"),
     (r#"(?:[\x60'"\s;]|\\[nr]|$|\b)"#, r"(?:[^0-9A-Za-z_+/=-]|$)"),
     (r"(?:\s|\z)", r"(?:[^0-9A-Za-z_.@$-]|\.(?:\s|\z)|\z)"),
     (r"(?:\B|\s|\z)", r"(?:[^0-9A-Za-z_.@$-]|\.(?:\s|\z)|\z)"),

@@ -98,6 +98,25 @@ pub fn default_sources() -> Vec<Source> {
         }
         _ => {}
     }
+    // Agents that kept another agent's file shape, in folders of their own (`formats::kin`),
+    // and Qwen Code's and iFlow CLI's own records.
+    if let Some(h) = &home {
+        out.push(Source { agent: "qwen-code", path: h.join(".qwen").join("projects"), from_env: None });
+        out.push(Source { agent: "qwen-code", path: h.join(".qwen").join("tmp"), from_env: None });
+        out.push(Source { agent: "iflow", path: h.join(".iflow").join("projects"), from_env: None });
+        out.push(Source { agent: "trae-cli", path: h.join(".trae").join("cli").join("sessions"), from_env: None });
+        out.push(Source { agent: "copilot-cli", path: h.join(".copilot").join("session-state"), from_env: None });
+    }
+    // Kilo (an OpenCode core) keeps OpenCode's layout under its own name in the XDG data folder.
+    if let Some(data) = match (&xdg, &home) {
+        (Some(d), _) => Some(d.join("kilo")),
+        (None, Some(h)) => Some(h.join(".local").join("share").join("kilo")),
+        _ => None,
+    } {
+        let from_env = xdg.as_ref().map(|_| "XDG_DATA_HOME");
+        out.push(Source { agent: "kilo", path: data.join("storage").join("session"), from_env });
+        out.push(Source { agent: "kilo", path: data.join("kilo.db"), from_env });
+    }
     // mini-swe-agent saves its last run in its config folder (platformdirs).
     let mini = std::env::var_os("MSWEA_GLOBAL_CONFIG_DIR").map(PathBuf::from);
     let config = directories::BaseDirs::new().map(|d| d.config_dir().join("mini-swe-agent"));
@@ -120,7 +139,7 @@ fn vscode_extension_sources(home: Option<&Path>) -> Vec<Source> {
     const EXTENSIONS: &[(&str, &str)] = &[
         ("cline", "saoudrizwan.claude-dev"),
         ("roo-code", "rooveterinaryinc.roo-cline"),
-        ("roo-code", "kilocode.kilo-code"),
+        ("kilo-code", "kilocode.kilo-code"),
     ];
     const EDITORS: &[&str] = &["Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf"];
     let mut out = Vec::new();
@@ -128,9 +147,16 @@ fn vscode_extension_sources(home: Option<&Path>) -> Vec<Source> {
     for (agent, ext) in EXTENSIONS {
         for editor in EDITORS {
             let dir = config.join(editor).join("User").join("globalStorage").join(ext);
-            if *editor == "Code" && *ext != "kilocode.kilo-code" || dir.is_dir() {
+            if *editor == "Code" && *agent != "kilo-code" || dir.is_dir() {
                 out.push(Source { agent, path: dir.join("tasks"), from_env: None });
             }
+        }
+    }
+    // VS Code's own chat (Copilot): a chatSessions/ folder per workspace.
+    for editor in EDITORS {
+        let dir = config.join(editor).join("User").join("workspaceStorage");
+        if *editor == "Code" || dir.is_dir() {
+            out.push(Source { agent: "copilot-chat", path: dir, from_env: None });
         }
     }
     if let Some(h) = home {
@@ -171,7 +197,9 @@ pub fn empty_folder_reason(dir: &Path) -> String {
 fn worth_sniffing(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let lower = name.to_ascii_lowercase();
-    lower == "opencode.db" || [".jsonl", ".json", ".md", ".traj"].iter().any(|ext| lower.ends_with(ext))
+    lower == "opencode.db"
+        || lower == "kilo.db"
+        || [".jsonl", ".json", ".md", ".traj"].iter().any(|ext| lower.ends_with(ext))
 }
 
 /// Folders whose files are read through another file, never on their own: OpenCode's

@@ -747,6 +747,18 @@ fn seed_findings() -> Vec<debrief::detect::Finding> {
         evidence: evidence.to_vec(),
         summary: summary.to_string(),
         command: None,
+        details: None,
+    };
+    // What the belief detectors find, as they would fill it in.
+    let belief = |f: debrief::detect::Finding, claim: Option<(u32, &str)>, undone: (u32, &str, &str)| {
+        use debrief::detect::{Cited, Details, Undoing};
+        debrief::detect::Finding {
+            details: Some(Details::Belief {
+                claim: claim.map(|(idx, text)| Cited { idx, text: text.into() }),
+                undone: Some(Undoing { idx: undone.0, how: undone.1.into(), text: undone.2.into() }),
+            }),
+            ..f
+        }
     };
     vec![
         f(
@@ -755,7 +767,11 @@ fn seed_findings() -> Vec<debrief::detect::Finding> {
             &[5068, 5076, 5078, 5080],
             "relaunch changes NCCL settings and a code patch at once",
         ),
-        f("false-crash-alarm", 5081, &[5081, 5085], "the poll loop printed CRASHED while the server was loading"),
+        belief(
+            f("false-crash-alarm", 5081, &[5081, 5085], "the poll loop printed CRASHED while the server was loading"),
+            Some((5081, "CRASHED")),
+            (5085, "retraction", "It's still loading!"),
+        ),
         f("noisy-search", 5082, &[5082], "one ServerArgs line carries most of the grep output"),
         f("retry-loop", 5083, &[5082, 5083], "the log is grepped again with a similar pattern"),
         f(
@@ -764,11 +780,19 @@ fn seed_findings() -> Vec<debrief::detect::Finding> {
             &[5082, 5083, 5084],
             "grep swamped by the ServerArgs dump, then tail -50 of the same log",
         ),
-        f("self-correction", 5085, &[5081, 5085], "the assistant retracts the crash verdict"),
+        belief(
+            f("self-correction", 5085, &[5081, 5085], "the assistant retracts the crash verdict"),
+            Some((5081, "CRASHED")),
+            (5085, "retraction", "It's still loading!"),
+        ),
         f("empty-user-turn", 5086, &[5086], "an empty user turn"),
         f("context-dump", 5087, &[5086, 5087], "a whole-project recap"),
         f("polling-timeout", 5069, &[5069], "the wait loop ran out of attempts"),
-        f("user-pushback", 2795, &[2792, 2795], "the user reports n-gram is slower than the baseline"),
+        belief(
+            f("user-pushback", 2795, &[2792, 2795], "the user reports n-gram is slower than the baseline"),
+            Some((2792, "Checking how n-gram is wired in `python/sglang/srt/model_executor/cuda_graph_runner.py`.")),
+            (2795, "pushback", "n-gram is worse than baseline (41 vs 82 tok/s)."),
+        ),
     ]
 }
 

@@ -11,8 +11,8 @@ use anyhow::{Result, bail};
 use serde_json::json;
 
 use super::{Redaction, Style, Target, display_path, format_arg, index_dir, report_bad, targets};
+use crate::analysis::text::thousands;
 use crate::cli::{Cli, DetectArgs};
-use crate::detect::prose::thousands;
 use crate::detect::{self, Detector, Finding, Released, SessionStats, Stream};
 use crate::formats::{self, Format, Input, Sink, Unread};
 use crate::index::IndexDir;
@@ -288,14 +288,19 @@ pub fn finding_json(s: &SessionFindings, f: &Finding) -> serde_json::Value {
         .filter_map(|i| s.place(*i).map(|p| (*i, p)))
         .map(|(idx, (line, end_line, role))| json!({"idx": idx, "line": line, "end_line": end_line, "role": role.as_str()}))
         .collect();
-    json!({
+    let mut v = json!({
         "detector": f.detector,
         "source": s.meta.source,
         "session": s.meta.id,
         "key": {"idx": f.key, "line": key_line},
         "messages": evidence,
         "summary": f.summary,
-    })
+    });
+    // Added to the contract's fields: the facts the detector found (docs/detectors.md).
+    if let Some(d) = &f.details {
+        v["details"] = json!(d);
+    }
+    v
 }
 
 fn print_finding(out: &mut impl Write, s: &SessionFindings, f: &Finding, style: Style) -> Result<()> {

@@ -6,6 +6,7 @@ use std::io::IsTerminal;
 use anyhow::Result;
 
 use super::{display_path, format_arg, index_dir};
+use crate::analysis::text::plural;
 use crate::cli::{Cli, IndexArgs};
 use crate::index::IndexDir;
 use crate::index::writer::{self, Options, Summary};
@@ -159,8 +160,4 @@ pub fn summary_line(s: &Summary, ix: &IndexDir) -> String {
         );
     }
     line
-}
-
-fn plural(n: u64) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }

@@ -17,13 +17,30 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 
-use crate::cli::{FilterArgs, RedactArgs};
+use crate::cli::{Cli, Command, FilterArgs, RedactArgs};
 use crate::formats::{self, Format, ParsedFile, Unread};
 use crate::index::IndexDir;
 use crate::index::search::Filters;
 use crate::model::{BadRecord, Role, Session, SessionMeta};
 use crate::redact::{self, Redact, Redactor};
 use crate::walk;
+
+/// Run a parsed command line; returns the process exit code.
+pub fn run(cli: &Cli) -> anyhow::Result<i32> {
+    match &cli.command {
+        Command::Index(a) => index::run(cli, a),
+        Command::Search(a) => search::run(cli, a),
+        Command::Show(a) => show::run(cli, a),
+        Command::Sessions(a) => sessions::run(cli, a),
+        Command::Detect(a) => detect::run(cli, a),
+        Command::Detectors(a) => detectors::run(cli, a),
+        Command::Sources(a) => sources::run(cli, a),
+        Command::Report(a) => report::run(cli, a),
+        Command::Mcp(a) => crate::mcp::run(cli, a),
+        Command::Completions(a) => completions::completions(a),
+        Command::Man => completions::man(),
+    }
+}
 
 /// The index folder: `--index`, `$DEBRIEF_INDEX`, else the platform data dir.
 pub fn index_dir(arg: &Option<PathBuf>) -> PathBuf {
@@ -105,6 +122,7 @@ pub fn filters(a: &FilterArgs) -> Result<Filters> {
         since: a.since.as_deref().map(|s| parse_when(s, now)).transpose()?,
         until: a.until.as_deref().map(|s| parse_when(s, now)).transpose()?,
         errors: a.errors,
+        findings: false,
     })
 }
 
@@ -186,24 +204,52 @@ pub fn targets(index: &Option<PathBuf>, args: &[PathBuf]) -> Result<Vec<Target>>
         let Some(ix) = ix.get_or_insert_with(|| IndexDir::open(&index_dir(index)).ok()) else {
             bail!("{id}: no such file or folder (and no index to look it up in as a session id)");
         };
-        let wanted = Filters { session: Some(id.to_string()), ..Filters::default() };
-        let found = sessions::list(ix, &wanted, 11)?;
-        match found.as_slice() {
-            [] => bail!("{id}: no such file or folder, and no indexed session id starts with it"),
-            [one] => out.push(Target { path: one.meta.source.clone(), session: Some(one.meta.id.clone()) }),
-            many => {
-                let listed: Vec<String> =
-                    many.iter().take(10).map(|r| format!("{} ({})", r.meta.id, display_path(&r.meta.source))).collect();
-                crate::usage!(
-                    "`{id}` is the start of {} session ids: {}{}",
-                    if many.len() > 10 { "more than 10".to_string() } else { many.len().to_string() },
-                    listed.join(", "),
-                    if many.len() > 10 { ", …" } else { "" }
-                )
+        match session_by_id(ix, id) {
+            Ok(one) => out.push(Target { path: one.meta.source.clone(), session: Some(one.meta.id.clone()) }),
+            Err(e) if e.downcast_ref::<NoSuchSession>().is_some() => {
+                bail!("{id}: no such file or folder, and no indexed session id starts with it")
             }
+            Err(e) => return Err(e),
         }
     }
     Ok(out)
+}
+
+/// No indexed session id starts with the one asked for.
+#[derive(Debug)]
+pub struct NoSuchSession(pub String);
+
+impl std::fmt::Display for NoSuchSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "no indexed session id starts with `{}` (`sessions` lists them)", self.0)
+    }
+}
+
+impl std::error::Error for NoSuchSession {}
+
+/// The indexed session whose id is `id` or starts with it: [`NoSuchSession`] when none
+/// does, a usage error listing them when several do.
+pub fn session_by_id(ix: &IndexDir, id: &str) -> Result<crate::index::schema::SessionRecord> {
+    let wanted = Filters { session: Some(id.to_string()), ..Filters::default() };
+    let mut found = sessions::list(ix, &wanted, 11)?;
+    // The whole id wins over the longer ids it is the start of.
+    if let Some(i) = found.iter().position(|r| r.meta.id == id) {
+        return Ok(found.swap_remove(i));
+    }
+    match found.len() {
+        0 => Err(NoSuchSession(id.to_string()).into()),
+        1 => Ok(found.remove(0)),
+        n => {
+            let listed: Vec<String> =
+                found.iter().take(10).map(|r| format!("{} ({})", r.meta.id, display_path(&r.meta.source))).collect();
+            crate::usage!(
+                "`{id}` is the start of {} session ids: {}{}",
+                if n > 10 { "more than 10".to_string() } else { n.to_string() },
+                listed.join(", "),
+                if n > 10 { ", …" } else { "" }
+            )
+        }
+    }
 }
 
 /// Read every transcript the targets name (of a session id, that session only). Files
@@ -354,20 +400,7 @@ impl Style {
     }
 }
 
-/// A path for people: relative to the current folder when inside it, `~` for home.
-pub fn display_path(p: &Path) -> String {
-    if let Ok(cwd) = std::env::current_dir()
-        && let Ok(rel) = p.strip_prefix(&cwd)
-    {
-        return rel.display().to_string();
-    }
-    if let Some(home) = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf())
-        && let Ok(rel) = p.strip_prefix(&home)
-    {
-        return format!("~/{}", rel.display());
-    }
-    p.display().to_string()
-}
+pub use crate::analysis::text::display_path;
 
 #[cfg(test)]
 mod tests {

@@ -16,14 +16,7 @@ use crate::report::{self, Selector, export};
 pub fn run(cli: &Cli, args: &ReportArgs) -> Result<i32> {
     // Check the cheap things before reading transcripts.
     export::by_id(&args.format)?;
-    let selector = match (args.episode, &args.arc) {
-        (Some(n), _) => Selector::Episode(n),
-        (None, Some(a)) => {
-            let r = Range::parse(a)?;
-            Selector::Arc(r.from, r.to)
-        }
-        (None, None) => Selector::Session,
-    };
+    let selector = selector(args.episode, args.arc.as_deref())?;
     let redaction = Redaction::from_args(&args.redact)?;
     let templates = match &args.templates {
         Some(dir) => Templates::with_user_dir(dir)?,
@@ -35,30 +28,9 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<i32> {
     let wanted = args.session.as_deref().or_else(|| targets.iter().find_map(|t| t.session.as_deref()));
     let files = load(&targets, format)?;
     let session = pick_session(files.into_iter().flat_map(|f| f.sessions).collect(), wanted)?;
-    if let Selector::Arc(a, z) = selector
-        && let (Some(first), Some(last)) = (session.messages.first(), session.messages.last())
-        && (a < first.idx || (z > last.idx && z != u32::MAX))
-        && session.messages.iter().any(|m| (a..=z).contains(&m.idx))
-    {
-        eprintln!(
-            "debrief: session {} has messages {}..{}: the arc covers {}..{}",
-            session.meta.id,
-            first.idx,
-            last.idx,
-            a.max(first.idx),
-            z.min(last.idx)
-        );
-    }
     let findings = detect::detect_session(detect::registry(), &session.messages);
-    if let Selector::Episode(n) = selector
-        && session.message(n).is_some()
-        && !findings.iter().any(|f| f.key == n)
-    {
-        let keys: Vec<String> = findings.iter().map(|f| format!("[msg {}] {}", f.key, f.detector)).collect();
-        eprintln!(
-            "debrief: no finding is keyed on [msg {n}]; writing up the message on its own{}",
-            if keys.is_empty() { String::new() } else { format!(" (findings: {})", keys.join(", ")) }
-        );
+    for note in notes(&session, &findings, selector) {
+        eprintln!("debrief: {note}");
     }
     let text = report::render_with(&session, findings, selector, &args.format, &templates, redaction.extra())?;
     match &args.output {
@@ -71,6 +43,51 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// The report `--episode N` or `--arc A..B` asks for (at most one of them), else the
+/// session report.
+pub fn selector(episode: Option<u32>, arc: Option<&str>) -> Result<Selector> {
+    Ok(match (episode, arc) {
+        (Some(_), Some(_)) => crate::usage!("ask for an episode or an arc, not both"),
+        (Some(n), None) => Selector::Episode(n),
+        (None, Some(a)) => {
+            let r = Range::parse(a)?;
+            Selector::Arc(r.from, r.to)
+        }
+        (None, None) => Selector::Session,
+    })
+}
+
+/// What a reader should know about the report asked for before reading it: an arc cut
+/// to the session's messages, an episode on a message no finding is keyed on.
+pub fn notes(session: &Session, findings: &[detect::Finding], selector: Selector) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Selector::Arc(a, z) = selector
+        && let (Some(first), Some(last)) = (session.messages.first(), session.messages.last())
+        && (a < first.idx || (z > last.idx && z != u32::MAX))
+        && session.messages.iter().any(|m| (a..=z).contains(&m.idx))
+    {
+        out.push(format!(
+            "session {} has messages {}..{}: the arc covers {}..{}",
+            session.meta.id,
+            first.idx,
+            last.idx,
+            a.max(first.idx),
+            z.min(last.idx)
+        ));
+    }
+    if let Selector::Episode(n) = selector
+        && session.message(n).is_some()
+        && !findings.iter().any(|f| f.key == n)
+    {
+        let keys: Vec<String> = findings.iter().map(|f| format!("[msg {}] {}", f.key, f.detector)).collect();
+        out.push(format!(
+            "no finding is keyed on [msg {n}]; writing up the message on its own{}",
+            if keys.is_empty() { String::new() } else { format!(" (findings: {})", keys.join(", ")) }
+        ));
+    }
+    out
 }
 
 /// The one session the report is about: the only one read, or the one `--session`

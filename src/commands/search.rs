@@ -13,17 +13,7 @@ use crate::index::search::{self, Hit};
 
 pub fn run(cli: &Cli, args: &SearchArgs) -> Result<i32> {
     let f = filters(&args.filters)?;
-    if args.query.trim().is_empty() {
-        if is_unfiltered(&f) {
-            crate::usage!("give a query or at least one filter (see `debrief search --help`)");
-        }
-    } else if search::parse_query(&args.query).is_empty() {
-        // Punctuation alone is not indexed: searching for it would match everything.
-        crate::usage!(
-            "the query `{}` has no word to search for (punctuation alone is not searched)",
-            args.query.trim()
-        );
-    }
+    check_query(&args.query, &f)?;
     let redaction = Redaction::from_args(&args.redact)?;
     let ix = IndexDir::open(&index_dir(&cli.index))?;
     let hits = search::search(&ix, &args.query, &f, args.limit, redaction.extra())?;
@@ -45,6 +35,19 @@ pub fn run(cli: &Cli, args: &SearchArgs) -> Result<i32> {
     Ok(0)
 }
 
+/// A search needs a word to look for or a filter; punctuation alone is no word (it is
+/// not indexed: searching for it would match everything).
+pub fn check_query(query: &str, f: &search::Filters) -> Result<()> {
+    if query.trim().is_empty() {
+        if is_unfiltered(f) {
+            crate::usage!("give a query or at least one filter (see `debrief search --help`)");
+        }
+    } else if search::parse_query(query).is_empty() {
+        crate::usage!("the query `{}` has no word to search for (punctuation alone is not searched)", query.trim());
+    }
+    Ok(())
+}
+
 fn is_unfiltered(f: &search::Filters) -> bool {
     f.agent.is_none()
         && f.project.is_none()
@@ -57,6 +60,7 @@ fn is_unfiltered(f: &search::Filters) -> bool {
         && f.since.is_none()
         && f.until.is_none()
         && !f.errors
+        && !f.findings
 }
 
 /// The contract's JSON shape (plus `agent` and `timestamp`).
@@ -98,7 +102,8 @@ fn print_hit(out: &mut impl Write, h: &Hit, style: Style) -> Result<()> {
     Ok(())
 }
 
-fn render_snippet(s: &search::Snippet, style: Style) -> String {
+/// A snippet with its matches highlighted: in bold red on a terminal, else in brackets.
+pub fn render_snippet(s: &search::Snippet, style: Style) -> String {
     let mut out = String::new();
     let mut at = 0;
     for &(a, b) in &s.highlights {

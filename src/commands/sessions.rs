@@ -15,8 +15,8 @@ use super::{Redaction, Style, display_path, filters, index_dir};
 use crate::cli::{Cli, SessionsArgs};
 use crate::index::IndexDir;
 use crate::index::schema::KIND_SESSION;
-use crate::index::search::record_of;
-use crate::index::writer::SessionRecord;
+use crate::index::schema::SessionRecord;
+use crate::index::schema::record_of;
 
 pub fn run(cli: &Cli, args: &SessionsArgs) -> Result<i32> {
     let redaction = Redaction::from_args(&args.redact)?;
@@ -34,24 +34,7 @@ pub fn run(cli: &Cli, args: &SessionsArgs) -> Result<i32> {
     for r in &records {
         let counts = detector_counts(r);
         if args.json {
-            writeln!(
-                out,
-                "{}",
-                json!({
-                    "session": r.meta.id,
-                    "agent": r.meta.format,
-                    "project": r.meta.project,
-                    "cwd": r.meta.cwd,
-                    "started": r.meta.started,
-                    "ended": r.meta.ended,
-                    "messages": r.meta.messages,
-                    "model": r.meta.model,
-                    "agent_version": r.meta.agent_version,
-                    "source": r.meta.source,
-                    "title": r.meta.title,
-                    "detectors": counts,
-                })
-            )?;
+            writeln!(out, "{}", session_json(r))?;
         } else {
             let when = r.meta.started.map(|t| t.format("%Y-%m-%d %H:%M").to_string()).unwrap_or_else(|| "?".into());
             let short: String = r.meta.id.chars().take(8).collect();
@@ -73,6 +56,24 @@ pub fn run(cli: &Cli, args: &SessionsArgs) -> Result<i32> {
         eprintln!("no sessions indexed (run `debrief index`)");
     }
     Ok(0)
+}
+
+/// The JSON shape of `sessions --json` for one session (as recorded; redact it first).
+pub fn session_json(r: &SessionRecord) -> serde_json::Value {
+    json!({
+        "session": r.meta.id,
+        "agent": r.meta.format,
+        "project": r.meta.project,
+        "cwd": r.meta.cwd,
+        "started": r.meta.started,
+        "ended": r.meta.ended,
+        "messages": r.meta.messages,
+        "model": r.meta.model,
+        "agent_version": r.meta.agent_version,
+        "source": r.meta.source,
+        "title": r.meta.title,
+        "detectors": detector_counts(r),
+    })
 }
 
 pub fn detector_counts(r: &SessionRecord) -> BTreeMap<String, usize> {

@@ -9,6 +9,7 @@ use anyhow::Result;
 use serde_json::json;
 
 use super::{Style, display_path, index_dir};
+use crate::analysis::text::{human_bytes, plural};
 use crate::cli::{Cli, SourcesArgs};
 use crate::index::IndexDir;
 use crate::index::state::{self, State};
@@ -79,7 +80,7 @@ pub fn run(cli: &Cli, args: &SourcesArgs) -> Result<i32> {
         let what = if !f.exists {
             style.dim("not found")
         } else {
-            let mut s = format!("{} file{}, {}", f.files, plural(f.files), human_bytes(f.bytes));
+            let mut s = format!("{} file{}, {}", f.files, plural(f.files as u64), human_bytes(f.bytes));
             if let Some(n) = f.indexed {
                 s.push_str(&format!(", {n} indexed"));
             }
@@ -102,7 +103,7 @@ pub fn run(cli: &Cli, args: &SourcesArgs) -> Result<i32> {
                 "{} {} holds {total} file{}{}",
                 style.bold("Index"),
                 display_path(&dir),
-                plural(total),
+                plural(total as u64),
                 if total > inside { format!(" ({} from other paths)", total - inside) } else { String::new() }
             )?;
         }
@@ -131,9 +132,9 @@ pub fn run(cli: &Cli, args: &SourcesArgs) -> Result<i32> {
         writeln!(
             out,
             "  {format}{v}: {records} record{} of type {} in {files} file{}",
-            plural(*records as usize),
+            plural(*records),
             style.yellow(&format!("`{}`", crate::redact::redact(kind))),
-            plural(*files),
+            plural(*files as u64),
         )?;
     }
     Ok(0)
@@ -163,21 +164,6 @@ fn nothing_read(state: &State) -> Vec<(PathBuf, String)> {
         state.files.iter().filter(|(_, fs)| fs.nothing_read).map(|(p, fs)| (p.clone(), fs.format.clone())).collect();
     out.sort();
     out
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}
-
-fn human_bytes(n: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
-    let mut v = n as f64;
-    let mut u = 0;
-    while v >= 1000.0 && u < UNITS.len() - 1 {
-        v /= 1000.0;
-        u += 1;
-    }
-    if u == 0 { format!("{n} B") } else { format!("{v:.1} {}", UNITS[u]) }
 }
 
 #[cfg(test)]

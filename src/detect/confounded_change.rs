@@ -38,9 +38,9 @@
 
 use std::collections::BTreeMap;
 
-use super::calls::{copies_to, edits, is_edit_tool, place_of};
-use super::prose::{and_list, clip};
-use super::{Detector, Finding, LOOKBACK, SessionView};
+use super::{Details, Detector, Finding, LOOKBACK, SessionView, Telling};
+use crate::analysis::calls::{copies_to, edits, is_edit_tool, is_note, place_of};
+use crate::analysis::text::{and_list, quote};
 use crate::model::{Call, Message};
 use crate::shell::{self, Script, SimpleCommand};
 
@@ -135,6 +135,17 @@ impl Detector for ConfoundedChange {
                 }
             }
             last.insert(l.identity.clone(), n);
+        }
+    }
+    fn telling(&self) -> Telling {
+        Telling {
+            rank: 3,
+            beats: &["experiment"],
+            marks: Some(("experiment", "confounded")),
+            folds: true,
+            evidence_is_context: true,
+            threads: true,
+            ..Telling::DEFAULT
         }
     }
 }
@@ -417,7 +428,7 @@ fn launch_of(c: &SimpleCommand) -> Option<Entry> {
         }
         _ if (c.program.starts_with("./") || c.program.starts_with('/') || c.program.contains("/bin/"))
             && name.bytes().any(|b| b.is_ascii_alphabetic())
-            && !super::calls::command_only_looks(c)
+            && !crate::analysis::calls::command_only_looks(c)
             && !is_system_tool(name) =>
         {
             let subs = subcommands(args);
@@ -688,12 +699,6 @@ fn inert_env(name: &str) -> bool {
     EXACT.contains(&name) || name.starts_with("LC_") || SUFFIX.iter().any(|s| name.ends_with(s))
 }
 
-/// Files whose edits do not change what runs: notes, plans, docs.
-fn is_note(path: &str) -> bool {
-    let p = path.to_lowercase();
-    [".md", ".markdown", ".rst", ".txt", ".ipynb", ".log"].iter().any(|e| p.ends_with(e))
-}
-
 /// One change between two launches, for the summary.
 struct Change {
     /// What a person reads: `NCCL_BUFFSIZE (unset→131072)`.
@@ -765,6 +770,7 @@ fn compare(messages: &[Message], prev: &Launch, cur: &Launch) -> Option<Finding>
             None => files.push(f),
         }
     }
+    let settings: Vec<String> = changes.iter().map(|c| c.text.clone()).collect();
     if !files.is_empty() {
         let names: Vec<String> = files
             .iter()
@@ -798,7 +804,15 @@ fn compare(messages: &[Message], prev: &Launch, cur: &Launch) -> Option<Finding>
     evidence.extend(edit_msgs);
     evidence.sort_unstable();
     evidence.dedup();
-    Some(Finding { detector: String::new(), key, evidence, summary, command: cur.call.command.clone() })
+    let details = Details::Relaunch { previous: Some(prev_idx), changes: settings, edits: files };
+    Some(Finding {
+        detector: String::new(),
+        key,
+        evidence,
+        summary,
+        command: cur.call.command.clone(),
+        details: Some(details),
+    })
 }
 
 /// A service's first restart in view against the configuration it was running with:
@@ -843,7 +857,15 @@ fn compare_with_running(messages: &[Message], cur: &Launch) -> Option<Finding> {
     evidence.push(key);
     evidence.sort_unstable();
     evidence.dedup();
-    Some(Finding { detector: String::new(), key, evidence, summary, command: cur.call.command.clone() })
+    let details = Details::Relaunch { previous: None, changes: texts, edits: Vec::new() };
+    Some(Finding {
+        detector: String::new(),
+        key,
+        evidence,
+        summary,
+        command: cur.call.command.clone(),
+        details: Some(details),
+    })
 }
 
 /// A file named with its folder: `blocky/config.yml`.
@@ -888,7 +910,7 @@ fn whole_writes(call: &Call) -> Vec<(usize, String, String)> {
     let Some(cmd) = call.command.as_deref() else { return Vec::new() };
     let script = shell::parse(cmd);
     let mut out = Vec::new();
-    for ((k, c), docs) in script.commands.iter().enumerate().zip(super::calls::heredocs_by_command(&script)) {
+    for ((k, c), docs) in script.commands.iter().enumerate().zip(crate::analysis::calls::heredocs_by_command(&script)) {
         let [body] = docs else { continue };
         let body = body.clone();
         let target = match c.name() {
@@ -1059,7 +1081,7 @@ fn setting_name(lines: &[String], at: usize) -> String {
     }
     chain.reverse();
     match chain.as_slice() {
-        [] => clip(line.trim(), 30),
+        [] => quote(line.trim(), 30),
         [one] => one.clone(),
         [top, second, ..] => format!("{top}.{second}"),
     }
@@ -1083,7 +1105,7 @@ fn env_changes(prev: &BTreeMap<String, String>, cur: &BTreeMap<String, String>) 
         if a == b {
             continue;
         }
-        let show = |v: Option<&String>| v.map_or_else(|| "unset".to_string(), |v| clip(v, 30));
+        let show = |v: Option<&String>| v.map_or_else(|| "unset".to_string(), |v| quote(v, 30));
         let group = n.replace("_MIN_", "_MINMAX_").replace("_MAX_", "_MINMAX_");
         groups.entry(group).or_default().push(EnvDiff { name: n.clone(), from: show(a), to: show(b) });
     }
@@ -1127,19 +1149,19 @@ fn flag_changes(prev: &Launch, cur: &Launch) -> Vec<Change> {
             continue;
         }
         out.push(Change {
-            text: if v.is_empty() { format!("--{k} (on→off)") } else { format!("--{k} ({}→unset)", clip(v, 30)) },
+            text: if v.is_empty() { format!("--{k} (on→off)") } else { format!("--{k} ({}→unset)", quote(v, 30)) },
         });
     }
     for (k, v) in &added {
         out.push(Change {
-            text: if v.is_empty() { format!("--{k} (off→on)") } else { format!("--{k} (unset→{})", clip(v, 30)) },
+            text: if v.is_empty() { format!("--{k} (off→on)") } else { format!("--{k} (unset→{})", quote(v, 30)) },
         });
     }
     for (k, v) in &cur.flags {
         if let Some(pv) = prev.flags.get(k)
             && pv != v
         {
-            out.push(Change { text: format!("--{k} ({}→{})", clip(pv, 30), clip(v, 30)) });
+            out.push(Change { text: format!("--{k} ({}→{})", quote(pv, 30), quote(v, 30)) });
         }
     }
     // By flag name, as a person scans them.

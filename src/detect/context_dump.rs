@@ -28,8 +28,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::empty_user_turn::is_empty_turn;
-use super::prose::{and_list, thousands};
-use super::{Detector, Finding, SessionView};
+use super::{Detector, Finding, SessionView, Telling};
+use crate::analysis::text::{and_list, thousands};
 use crate::model::{Message, Origin, Role};
 
 pub struct ContextDump;
@@ -151,7 +151,24 @@ impl Detector for ContextDump {
                 s.push_str(&format!(", right after {why}"));
                 evidence.push(p.idx);
             }
-            out.push(Finding { detector: self.id().into(), key: m.idx, evidence, summary: s, command: None });
+            out.push(Finding {
+                detector: self.id().into(),
+                key: m.idx,
+                evidence,
+                summary: s,
+                command: None,
+                details: None,
+            });
+        }
+    }
+    fn telling(&self) -> Telling {
+        Telling {
+            rank: 7,
+            beats: &["recap"],
+            told_by: &["recap"],
+            with_tag: "with-context-dump",
+            joined_tag: "joined-context-dump",
+            ..Telling::DEFAULT
         }
     }
 }

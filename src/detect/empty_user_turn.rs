@@ -6,8 +6,8 @@
 //! [`Message::is_typed_user`] plus blank text and no calls. A turn holding only an image
 //! is not empty: the parsers give it the text `[image]`.
 
-use super::prose::{clip, thousands};
-use super::{Detector, Finding, SessionView};
+use super::{Detector, Finding, SessionView, Telling};
+use crate::analysis::text::{quote, thousands};
 use crate::model::{Message, Role};
 
 pub struct EmptyUserTurn;
@@ -71,7 +71,17 @@ impl Detector for EmptyUserTurn {
                 evidence: vec![m.idx],
                 summary: summarize(view, i),
                 command: None,
+                details: None,
             });
+        }
+    }
+    fn telling(&self) -> Telling {
+        Telling {
+            rank: 8,
+            beats: &["empty-turn"],
+            told_by: &["empty-turn"],
+            with_tag: "with-empty-user-turn",
+            ..Telling::DEFAULT
         }
     }
 }
@@ -99,13 +109,13 @@ fn summarize(view: &SessionView, i: usize) -> String {
     // in words (reports quote every message they cite, and a summary cannot quote).
     match before {
         Some(p) if p.role == Role::Assistant => match p.commands().last() {
-            Some(cmd) => s.push_str(&format!(" after the agent ran `{}`", clip(first_line(cmd), 60))),
+            Some(cmd) => s.push_str(&format!(" after the agent ran `{}`", quote(first_line(cmd), 60))),
             None if !p.text.trim().is_empty() => {
-                s.push_str(&format!(" after the agent's “{}”", clip(first_line(&p.text), 50)));
+                s.push_str(&format!(" after the agent's “{}”", quote(first_line(&p.text), 50)));
             }
             None => {}
         },
-        Some(p) => s.push_str(&format!(" after the person's own “{}”", clip(first_line(&p.text), 40))),
+        Some(p) => s.push_str(&format!(" after the person's own “{}”", quote(first_line(&p.text), 40))),
         None => {}
     }
     if in_a_row > 1 {
@@ -122,7 +132,7 @@ fn summarize(view: &SessionView, i: usize) -> String {
         if len > 0 {
             s.push_str(&format!("; the agent's reply runs {} chars", thousands(len)));
         } else if let Some(cmd) = n.commands().next() {
-            s.push_str(&format!("; the agent answered by running `{}`", clip(first_line(cmd), 60)));
+            s.push_str(&format!("; the agent answered by running `{}`", quote(first_line(cmd), 60)));
         }
     }
     s
@@ -174,7 +184,7 @@ mod tests {
         );
         assert_eq!(
             f[1].summary,
-            "whitespace-only user turn after the agent's “xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…”"
+            "whitespace-only user turn after the agent's “xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…”"
         );
         // Several in a row, and a reply that answers a later turn is not "the reply".
         let messages = vec![

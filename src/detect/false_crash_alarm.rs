@@ -1,10 +1,10 @@
 //! `false-crash-alarm`: a check or a conclusion declared that the process failed, and
 //! later evidence in the session shows it had not.
 
-use super::liveness::{self, Alarm};
-use super::searches::clip;
-use super::statements::quote_from;
-use super::{Detector, Finding, SessionView};
+use super::{Cited, Details, Detector, Finding, SessionView, Telling, Undoing};
+use crate::analysis::liveness::{self, Alarm};
+use crate::analysis::statements::{quote_from, sentence_quote};
+use crate::analysis::text::clip_line;
 use crate::model::{Message, Role};
 
 pub struct FalseCrashAlarm;
@@ -62,7 +62,11 @@ keywords).
 /// What settled the alarm as false.
 struct Settled {
     pos: usize,
+    /// For the summary: "the process reported ready: \"…\"".
     how: String,
+    /// What it was (`retraction`, `ready`, `alive`, `progress`) and the line that showed it.
+    kind: &'static str,
+    line: String,
 }
 
 /// Another alarm about the same process came shortly before, with no relaunch and no
@@ -92,9 +96,12 @@ fn settle(msgs: &[Message], i: usize, support: &mut Vec<u32>) -> Option<Settled>
             continue;
         }
         if let Some(s) = liveness::crash_retraction(&n.text) {
+            let q = quote_from(&n.text, &s, 90);
             return Some(Settled {
                 pos,
-                how: format!("the assistant retracted it: \"{}\"", quote_from(&n.text, &s, 90)),
+                how: format!("the assistant retracted it: \"{q}\""),
+                kind: "retraction",
+                line: sentence_quote(&n.text, &s, 220),
             });
         }
         if liveness::relaunches(n) {
@@ -115,20 +122,20 @@ fn settle(msgs: &[Message], i: usize, support: &mut Vec<u32>) -> Option<Settled>
             continue;
         }
         if let Some(line) = liveness::ready_line(n) {
-            return Some(Settled { pos, how: format!("the process reported ready: \"{line}\"") });
+            return Some(Settled { pos, how: format!("the process reported ready: \"{line}\""), kind: "ready", line });
         }
         if let Some(s) = liveness::alive_statement(&n.text) {
-            return Some(Settled { pos, how: format!("the assistant found it up: \"{}\"", clip(&s, 70)) });
+            let q = clip_line(&s, 70);
+            return Some(Settled { pos, how: format!("the assistant found it up: \"{q}\""), kind: "alive", line: q });
         }
         if let Some((label, f)) = liveness::progress(n) {
             if let Some((prev_label, prev)) = &last_progress
                 && *prev_label == label
                 && f > *prev
             {
-                return Some(Settled {
-                    pos,
-                    how: format!("its progress advanced ({label} {:.0}% → {:.0}%)", prev * 100.0, f * 100.0),
-                });
+                let how = format!("its progress advanced ({label} {:.0}% → {:.0}%)", prev * 100.0, f * 100.0);
+                let line = liveness::progress_line(n).unwrap_or_else(|| how.clone());
+                return Some(Settled { pos, how, kind: "progress", line });
             }
             support.push(n.idx);
             last_progress = Some((label, f));
@@ -152,6 +159,10 @@ fn finding(id: &str, msgs: &[Message], i: usize, alarm: Alarm) -> Option<Finding
         evidence,
         summary: format!("{}; {later} message{} later {}", alarm.what, if later == 1 { "" } else { "s" }, settled.how),
         command: alarm.command,
+        details: Some(Details::Belief {
+            claim: Some(Cited { idx: msgs[i].idx, text: alarm.line }),
+            undone: Some(Undoing { idx: msgs[settled.pos].idx, how: settled.kind.into(), text: settled.line }),
+        }),
     })
 }
 
@@ -176,6 +187,16 @@ impl Detector for FalseCrashAlarm {
                 continue;
             }
             out.extend(finding(self.id(), msgs, i, alarm));
+        }
+    }
+    fn telling(&self) -> Telling {
+        Telling {
+            rank: 1,
+            beats: &["experiment", "wait", "conclusion"],
+            marks: Some(("experiment", "false-alarm")),
+            threads: true,
+            premise: true,
+            ..Telling::DEFAULT
         }
     }
 }

@@ -6,9 +6,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::searches::{self, PositionalRead, Search, Shape, clip, human_bytes, payload};
-use super::statements::{prose, sentences};
-use super::{Detector, Finding, SessionView};
+use super::{Detector, Finding, SessionView, Telling};
+use crate::analysis::searches::{self, PositionalRead, Search, Shape, payload};
+use crate::analysis::statements::{prose, sentences};
+use crate::analysis::text::{clip_line, human_bytes};
 use crate::model::{Message, Role};
 
 pub struct GrepTailPivot;
@@ -99,7 +100,7 @@ impl Why {
         match self {
             Why::Swamped(p) => format!("returned {p}"),
             Why::Truncated => "was truncated by the tool".into(),
-            Why::VeryLong { bytes, lines } => format!("returned {} in {lines} lines", human_bytes(*bytes)),
+            Why::VeryLong { bytes, lines } => format!("returned {} in {lines} lines", human_bytes(*bytes as u64)),
             Why::Said(q) => format!("was dismissed (\"{q}\")"),
         }
     }
@@ -117,7 +118,10 @@ fn complaint(m: &Message) -> Option<String> {
         return None;
     }
     let p = prose(&m.text);
-    sentences(&p).into_iter().find(|(s, _)| COMPLAINT.is_match(s) && ABOUT_OUTPUT.is_match(s)).map(|(s, _)| clip(s, 60))
+    sentences(&p)
+        .into_iter()
+        .find(|(s, _)| COMPLAINT.is_match(s) && ABOUT_OUTPUT.is_match(s))
+        .map(|(s, _)| clip_line(s, 60))
 }
 
 /// The search's output reports a line near where the read starts: the read follows the
@@ -239,10 +243,20 @@ impl Detector for GrepTailPivot {
                         command: Some(
                             c.command.clone().unwrap_or_else(|| format!("{} {}", read.how, read.target.name())),
                         ),
+                        details: None,
                     });
                     break 'calls;
                 }
             }
+        }
+    }
+    fn telling(&self) -> Telling {
+        Telling {
+            rank: 2,
+            beats: &["search", "read"],
+            told_by: &["read"],
+            with_tag: "with-grep-tail-pivot",
+            ..Telling::DEFAULT
         }
     }
 }

@@ -9,7 +9,6 @@
 //! to that far from its key message. `detect`, `index` and `report` all use the same
 //! engine, so they agree on every finding.
 
-pub mod calls;
 pub mod confounded_change;
 pub mod context_dump;
 pub mod empty_user_turn;
@@ -17,14 +16,10 @@ pub mod false_crash_alarm;
 #[cfg(test)]
 mod fixture;
 pub mod grep_tail_pivot;
-pub mod liveness;
 pub mod noisy_search;
 pub mod polling_timeout;
-pub mod prose;
 pub mod retry_loop;
-pub mod searches;
 pub mod self_correction;
-pub mod statements;
 pub mod user_pushback;
 
 use std::collections::HashSet;
@@ -53,6 +48,61 @@ pub struct Finding {
     /// The command at the heart of the finding, when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// The facts the finding rests on, as the detector found them: reports and
+    /// `detect --json` tell these instead of deriving them again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Details>,
+}
+
+/// A piece of a message that a finding quotes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cited {
+    pub idx: u32,
+    pub text: String,
+}
+
+/// The typed facts of a finding. One variant per kind of fact, not per detector: a new
+/// detector that finds a belief undone, or runs that failed alike, fills in the variant
+/// that exists and every report tells it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Details {
+    /// Something believed and what undid it: a crash alarm and the evidence that the
+    /// process was fine, a claim and its retraction, an answer and the person's pushback.
+    Belief {
+        /// What was believed, where it was printed or said.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        claim: Option<Cited>,
+        /// What undid it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        undone: Option<Undoing>,
+    },
+    /// Runs of one command that failed alike, nothing changed in between.
+    Runs {
+        /// The failing runs, first to last.
+        runs: Vec<u32>,
+        /// The error they share, as printed (empty: they failed the same silent way).
+        error: String,
+    },
+    /// A relaunch with several things changed since the previous launch.
+    Relaunch {
+        /// The previous launch of the same program, when one is in view.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        previous: Option<u32>,
+        /// Settings changed between the launches (`--port 8000 → 8001`).
+        changes: Vec<String>,
+        /// Files edited in between.
+        edits: Vec<String>,
+    },
+}
+
+/// What undid a belief.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Undoing {
+    pub idx: u32,
+    /// `retraction`, `ready`, `alive`, `progress` or `pushback`.
+    pub how: String,
+    pub text: String,
 }
 
 /// Session-wide numbers that detectors compare a message against.
@@ -125,6 +175,57 @@ impl<'a> SessionView<'a> {
     }
 }
 
+/// How reports tell a detector's findings, so that a detector owns its place in a story
+/// as a ruff rule owns its message. The words themselves live in
+/// `templates/phrases.toml`, in the section named by the detector's id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Telling {
+    /// Which finding a story leads with when several fall on one message, lowest first:
+    /// the ones that change what the session believed before the ones that only measure.
+    pub rank: u8,
+    /// Kinds of story beat on the key message that the finding joins, preferred first;
+    /// with none that fits, the beat of the key message, else a beat of its own.
+    pub beats: &'static [&'static str],
+    /// Beat kinds whose own wording already tells the finding: the moment then adds only
+    /// what the beat does not say, and the beat gets the situation [`Telling::with_tag`].
+    pub told_by: &'static [&'static str],
+    pub with_tag: &'static str,
+    /// The situation of an arc step that also tells the next message's finding.
+    pub joined_tag: &'static str,
+    /// A beat kind the finding marks with a situation (`("experiment", "false-alarm")`);
+    /// with `folds`, the finding's facts fold into that beat instead of being told beside it.
+    pub marks: Option<(&'static str, &'static str)>,
+    pub folds: bool,
+    /// The evidence before the key is the episode's context (the previous launch and the
+    /// edits of a relaunch), not earlier attempts.
+    pub evidence_is_context: bool,
+    /// The finding is told again where its evidence reaches into a later range of an arc.
+    pub threads: bool,
+    /// The finding is a belief (a crash, a claim) that later evidence undid: episodes in
+    /// between stood on a premise that failed.
+    pub premise: bool,
+}
+
+impl Telling {
+    pub const DEFAULT: Telling = Telling {
+        rank: 9,
+        beats: &[],
+        told_by: &[],
+        with_tag: "with-finding",
+        joined_tag: "joined",
+        marks: None,
+        folds: false,
+        evidence_is_context: false,
+        threads: false,
+        premise: false,
+    };
+}
+
+/// How the detector with this id is told (the default for an id no detector has).
+pub fn telling(id: &str) -> Telling {
+    by_id(id).map(|d| d.telling()).unwrap_or(Telling::DEFAULT)
+}
+
 /// A debugging-pattern detector.
 pub trait Detector: Sync {
     /// Stable kebab-case id (the contract of `detect --json` and search filters).
@@ -137,6 +238,10 @@ pub trait Detector: Sync {
     /// Append findings for this window. Evidence must lie within [`LOOKBACK`] messages
     /// before and [`LOOKAHEAD`] after the key.
     fn check(&self, view: &SessionView, out: &mut Vec<Finding>);
+    /// How reports tell its findings.
+    fn telling(&self) -> Telling {
+        Telling::DEFAULT
+    }
 }
 
 /// Every detector, in a stable order.
@@ -298,6 +403,7 @@ mod tests {
                         evidence: vec![m.idx, y.idx],
                         summary: String::new(),
                         command: None,
+                        details: None,
                     });
                 }
             }

@@ -1,8 +1,9 @@
 //! `noisy-search`: a pattern search whose output was swamped by a few huge lines or
 //! truncated by the tool, so the matches it was after are buried.
 
-use super::searches::{self, LONG_LINE, Shape, human_bytes, payload};
-use super::{Detector, Finding, SessionView};
+use super::{Detector, Finding, SessionView, Telling};
+use crate::analysis::searches::{self, LONG_LINE, Shape, payload};
+use crate::analysis::text::human_bytes;
 
 pub struct NoisySearch;
 
@@ -76,9 +77,13 @@ impl Detector for NoisySearch {
                         } else {
                             format!("{long} long lines (the longest {}) are", shape.swamp_phrase())
                         };
-                        format!("{lines} {:.0}% of its {} output", shape.long_share * 100.0, human_bytes(shape.bytes))
+                        format!(
+                            "{lines} {:.0}% of its {} output",
+                            shape.long_share * 100.0,
+                            human_bytes(shape.bytes as u64)
+                        )
                     } else if let Some(marker) = &shape.truncated {
-                        format!("output truncated by the tool ({})", searches::clip(marker, 50))
+                        format!("output truncated by the tool ({})", crate::analysis::text::clip_line(marker, 50))
                     } else {
                         continue;
                     };
@@ -89,11 +94,15 @@ impl Detector for NoisySearch {
                         evidence: vec![m.idx],
                         summary: format!("{}: {what}", s.describe()),
                         command: Some(command),
+                        details: None,
                     });
                     break 'calls;
                 }
             }
         }
+    }
+    fn telling(&self) -> Telling {
+        Telling { rank: 6, beats: &["search", "read"], ..Telling::DEFAULT }
     }
 }
 

@@ -7,9 +7,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::liveness::{describe_probe, is_probe};
-use super::searches::{self, clip, echoed_literals, payload};
-use super::{Detector, Finding, LOOKAHEAD, SessionView};
+use super::{Detector, Finding, LOOKAHEAD, SessionView, Telling};
+use crate::analysis::liveness::{describe_probe, is_probe};
+use crate::analysis::searches::{self, echoed_literals, payload};
+use crate::analysis::text::clip_line;
 use crate::model::{Call, Message, Role};
 use crate::shell::{self, Loop, LoopKind, Script, SimpleCommand};
 
@@ -214,7 +215,7 @@ fn exhaustion(call: &Call, script: &Script, w: &Wait) -> Option<String> {
             return None;
         }
         let after = attempts("").map(|n| format!(" after {n} attempts")).unwrap_or_default();
-        return Some(format!("was cut off by the tool's time limit{after} (\"{}\")", clip(m.as_str(), 60)));
+        return Some(format!("was cut off by the tool's time limit{after} (\"{}\")", clip_line(m.as_str(), 60)));
     }
     if res.interrupted {
         return None; // the user stopped it: no verdict on the wait
@@ -222,7 +223,7 @@ fn exhaustion(call: &Call, script: &Script, w: &Wait) -> Option<String> {
     if w.waiter
         && let Some(m) = WAITER_TIMEOUT.find(out)
     {
-        return Some(format!("timed out (\"{}\")", clip(m.as_str(), 70)));
+        return Some(format!("timed out (\"{}\")", clip_line(m.as_str(), 70)));
     }
     if res.exit_code == Some(124) && script.commands.iter().any(|c| c.via.iter().any(|v| v == "timeout")) {
         return Some("was stopped by `timeout` (exit 124)".into());
@@ -239,7 +240,7 @@ fn exhaustion(call: &Call, script: &Script, w: &Wait) -> Option<String> {
         if succeeded_after(at) {
             continue;
         }
-        return Some(format!("ended with \"{}\"", clip(line, 70)));
+        return Some(format!("ended with \"{}\"", clip_line(line, 70)));
     }
     // A counted loop that exits early on success ran to the end without its success
     // message.
@@ -252,7 +253,7 @@ fn exhaustion(call: &Call, script: &Script, w: &Wait) -> Option<String> {
         && res.exit_code.is_some()
         && !succeeded_after(0)
         && !literals.iter().any(|(_, lit)| GIVE_UP.is_match(lit))
-        && !literals.iter().any(|(_, lit)| super::liveness::is_alarm_text(lit) && out.contains(lit.as_str()))
+        && !literals.iter().any(|(_, lit)| crate::analysis::liveness::is_alarm_text(lit) && out.contains(lit.as_str()))
     {
         let statuses: Vec<usize> = literals
             .iter()
@@ -262,7 +263,7 @@ fn exhaustion(call: &Call, script: &Script, w: &Wait) -> Option<String> {
         if statuses.iter().any(|c| *c > 0) && !statuses.iter().any(|c| *c as u64 + 1 >= n) {
             return None;
         }
-        return Some(format!("ran all {n} attempts without printing \"{}\"", clip(success[0], 30)));
+        return Some(format!("ran all {n} attempts without printing \"{}\"", clip_line(success[0], 30)));
     }
     None
 }
@@ -293,9 +294,19 @@ impl Detector for PollingTimeout {
                     evidence: vec![m.idx],
                     summary: format!("{} {how}", describe_wait(&wait)),
                     command: c.command.clone(),
+                    details: None,
                 });
                 break;
             }
+        }
+    }
+    fn telling(&self) -> Telling {
+        Telling {
+            rank: 5,
+            beats: &["wait", "experiment"],
+            told_by: &["wait"],
+            with_tag: "with-polling-timeout",
+            ..Telling::DEFAULT
         }
     }
 }
@@ -427,7 +438,7 @@ fn tool_waits(id: &str, messages: &[Message], out: &mut Vec<Finding>) {
         evidence.dedup();
         let command = launch.and_then(|(_, l)| l.command.as_deref());
         let what = match (command, first.input.get("task_id").and_then(|t| t.as_str())) {
-            (Some(cmd), _) => format!("`{}`", clip(cmd, 60)),
+            (Some(cmd), _) => format!("`{}`", clip_line(cmd, 60)),
             (None, Some(task)) => format!("background task {task}"),
             (None, None) => "a running process".to_string(),
         };
@@ -448,6 +459,7 @@ fn tool_waits(id: &str, messages: &[Message], out: &mut Vec<Finding>) {
             evidence,
             summary,
             command: command.map(str::to_string),
+            details: None,
         });
     }
 }

@@ -26,9 +26,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::calls::{failed, only_looks, output_says_it_failed};
-use super::prose::clip;
-use super::{Detector, Finding, LOOKAHEAD, SessionView};
+use super::{Details, Detector, Finding, LOOKAHEAD, SessionView, Telling};
+use crate::analysis::calls::{failed, only_looks, output_says_it_failed};
+use crate::analysis::text::quote;
 use crate::model::{Call, CallResult, Message, Origin, Role};
 use crate::shell::{self, SimpleCommand};
 
@@ -153,6 +153,9 @@ impl Detector for RetryLoop {
             out.push(finding(self.id(), view.messages, &c));
         }
     }
+    fn telling(&self) -> Telling {
+        Telling { rank: 4, beats: &["failure", "test"], threads: true, ..Telling::DEFAULT }
+    }
 }
 
 /// One run of a command (or of a tool call) as the chains see it.
@@ -234,13 +237,13 @@ fn identity(call: &Call) -> Option<String> {
 /// A call as the summary names it: its command line, or the tool and the file it works on.
 fn shown(call: &Call) -> String {
     if let Some(cmd) = &call.command {
-        return clip(cmd.lines().find(|l| !l.trim().is_empty()).unwrap_or(""), 80);
+        return quote(cmd.lines().find(|l| !l.trim().is_empty()).unwrap_or(""), 80);
     }
     let file = ["file_path", "path", "notebook_path", "absolute_path"]
         .iter()
         .find_map(|k| call.input.get(*k).and_then(|v| v.as_str()));
     match file {
-        Some(f) => format!("{} {}", call.name, clip(f, 70)),
+        Some(f) => format!("{} {}", call.name, quote(f, 70)),
         None => call.name.clone(),
     }
 }
@@ -287,7 +290,7 @@ struct Chain {
 
 fn finding(id: &str, messages: &[Message], c: &Chain) -> Finding {
     let span = messages[c.last_pos].idx - messages[c.first_pos].idx + 1;
-    let how = if c.error.is_empty() { String::from("the same way") } else { format!("with `{}`", clip(&c.error, 70)) };
+    let how = if c.error.is_empty() { String::from("the same way") } else { format!("with `{}`", quote(&c.error, 70)) };
     // A result whose call was lost is known by its words alone.
     let what =
         if c.shown.is_empty() { String::from("A call whose record is unreadable") } else { format!("`{}`", c.shown) };
@@ -295,7 +298,14 @@ fn finding(id: &str, messages: &[Message], c: &Chain) -> Finding {
         "{what} failed {} times in {span} messages, each time {how}, with nothing changed in between",
         c.runs.len()
     );
-    Finding { detector: id.into(), key: c.runs[0], evidence: c.runs.clone(), summary, command: c.command.clone() }
+    Finding {
+        detector: id.into(),
+        key: c.runs[0],
+        evidence: c.runs.clone(),
+        summary,
+        command: c.command.clone(),
+        details: Some(Details::Runs { runs: c.runs.clone(), error: c.error.clone() }),
+    }
 }
 
 /// Edits that live in a message's text rather than in a call: search/replace blocks

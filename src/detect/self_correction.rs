@@ -8,9 +8,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::liveness;
-use super::statements::{clause_before, hedged, prose, quote_from, sentences};
-use super::{Detector, Finding, SessionView};
+use super::{Cited, Details, Detector, Finding, SessionView, Telling, Undoing};
+use crate::analysis::claims::{Kind as Claim, first_of};
+use crate::analysis::liveness;
+use crate::analysis::statements::{clause_before, hedged, prose, quote_from, sentence_quote, sentences};
 use crate::model::{Message, Role};
 
 pub struct SelfCorrection;
@@ -588,7 +589,39 @@ impl Detector for SelfCorrection {
             evidence.extend(r.pushback.map(|u| msgs[u].idx));
             evidence.push(m.idx);
             evidence.sort_unstable();
-            out.push(Finding { detector: self.id().into(), key: m.idx, evidence, summary, command: None });
+            let claim = match (claims.last(), stated) {
+                (Some((j, a)), _) => Some(Cited { idx: msgs[*j].idx, text: a.line.clone() }),
+                (None, Some(j)) => first_of(&msgs[j].text, &[Claim::Conclusion, Claim::Reason, Claim::Other], 160)
+                    .map(|text| Cited { idx: msgs[j].idx, text }),
+                (None, None) => None,
+            };
+            let details = Details::Belief {
+                claim,
+                undone: Some(Undoing {
+                    idx: m.idx,
+                    how: "retraction".into(),
+                    text: sentence_quote(&m.text, &r.sentence, 220),
+                }),
+            };
+            out.push(Finding {
+                detector: self.id().into(),
+                key: m.idx,
+                evidence,
+                summary,
+                command: None,
+                details: Some(details),
+            });
+        }
+    }
+    fn telling(&self) -> Telling {
+        Telling {
+            rank: 0,
+            beats: &["retraction"],
+            told_by: &["retraction"],
+            with_tag: "with-self-correction",
+            joined_tag: "joined-self-correction",
+            premise: true,
+            ..Telling::DEFAULT
         }
     }
 }

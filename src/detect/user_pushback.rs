@@ -20,9 +20,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::prose::clip;
-use super::statements::{clause_before, prose, sentences};
-use super::{Detector, Finding, SessionView};
+use super::{Cited, Details, Detector, Finding, SessionView, Undoing};
+use crate::analysis::claims::{Kind as Claim, first_of};
+use crate::analysis::statements::{clause_before, prose, sentence_quote, sentences};
+use crate::analysis::text::{quote, sentences as lead_sentences};
 use crate::model::{Message, Origin, Role};
 
 pub struct UserPushback;
@@ -619,7 +620,7 @@ impl Detector for UserPushback {
             evidence.push(m.idx);
             evidence.sort_unstable();
             evidence.dedup();
-            let q = clip(&said, 100);
+            let q = quote(&said, 100);
             let verb = match kind {
                 Kind::Failure => "pushes back",
                 Kind::Pasted => "pastes an error",
@@ -628,20 +629,37 @@ impl Detector for UserPushback {
                 Kind::Challenge => "challenges the assistant's refusal",
                 Kind::Redirect => "interrupts the assistant and redirects it",
             };
-            let context = match (kind, refusal, &claimed, answered) {
-                (Kind::Challenge, Some(j), _, _) => {
+            // What the person answered: the refusal they challenge, or the claim they
+            // push back on.
+            let answered_claim = match (kind, refusal, &claimed) {
+                (Kind::Challenge, Some(j), _) => {
                     let r = prose(&msgs[j].text);
-                    let s = sentences(&r)
-                        .into_iter()
-                        .find(|(s, _)| REFUSAL.is_match(s))
-                        .map(|(s, _)| clip(s, 80))
-                        .unwrap_or_default();
-                    format!(" (\"{s}\", {})", ago(m.idx, msgs[j].idx))
+                    let s = sentences(&r).into_iter().find(|(s, _)| REFUSAL.is_match(s)).map(|(s, _)| s.to_string());
+                    Some((j, s.unwrap_or_default()))
                 }
-                (_, _, Some((j, c)), _) if kind != Kind::Challenge => {
-                    format!(" after the assistant's \"{}\" ({})", clip(c, 80), ago(m.idx, msgs[*j].idx))
+                (k, _, Some((j, c))) if k != Kind::Challenge => Some((*j, c.to_string())),
+                _ => None,
+            };
+            let context = match (kind, &answered_claim) {
+                (Kind::Challenge, Some((j, s))) => format!(" (\"{}\", {})", quote(s, 80), ago(m.idx, msgs[*j].idx)),
+                (_, Some((j, c))) => {
+                    format!(" after the assistant's \"{}\" ({})", quote(c, 80), ago(m.idx, msgs[*j].idx))
                 }
                 _ => String::new(),
+            };
+            // Else what the answered message concluded, or how it began.
+            let claim = answered_claim
+                .filter(|(_, c)| !c.is_empty())
+                .map(|(j, c)| Cited { idx: msgs[j].idx, text: quote(&c, 160) })
+                .or_else(|| {
+                    let j = answered?;
+                    let t = &msgs[j].text;
+                    let said = first_of(t, &[Claim::Conclusion], 220).unwrap_or_else(|| lead_sentences(t, 1, 220));
+                    (!said.is_empty()).then(|| Cited { idx: msgs[j].idx, text: said })
+                });
+            let details = Details::Belief {
+                claim,
+                undone: Some(Undoing { idx: m.idx, how: "pushback".into(), text: sentence_quote(&m.text, &said, 220) }),
             };
             out.push(Finding {
                 detector: self.id().into(),
@@ -649,6 +667,7 @@ impl Detector for UserPushback {
                 evidence,
                 summary: format!("the user {verb}{context}: \"{q}\""),
                 command: None,
+                details: Some(details),
             });
         }
     }

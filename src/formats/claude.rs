@@ -1269,7 +1269,11 @@ fn tool_result(
             interrupted = true;
         }
     }
-    if output.starts_with("[Request interrupted by user") {
+    // The person stopped the call (Esc; "Exit code 137" may come first) or refused it at
+    // the permission prompt: it did not fail, it was stopped.
+    if output.lines().any(|l| l.starts_with("[Request interrupted by user"))
+        || output.starts_with("The user doesn't want to proceed with this tool use")
+    {
         interrupted = true;
     }
     let exit_code = exit_code_prefix(&output);

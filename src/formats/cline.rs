@@ -325,7 +325,7 @@ fn parse(input: &mut Input, sink: &mut dyn Sink, format: &str, agent: &str) -> R
     let mut sink = NoRestart::whole_document(sink);
     let mut meta = SessionMeta {
         format: format.into(),
-        agent: agent.into(),
+        agent: super::kin::agent_or(&path, format, agent),
         source: path.clone(),
         id: path.parent().and_then(Path::file_name).and_then(|n| n.to_str()).unwrap_or("task").to_string(),
         ..SessionMeta::default()

@@ -323,6 +323,20 @@ fn parse_output(value: &Value) -> (CallResult, Option<String>) {
     (result, running)
 }
 
+/// How long a shell call ran, as its output says: `"metadata": {"duration_seconds"}`, or
+/// a "Wall time: N seconds" header line.
+fn wall_time(value: &Value) -> Option<f64> {
+    let s = value.as_str()?;
+    if s.starts_with('{') {
+        let v: Value = serde_json::from_str(s).ok()?;
+        return v.pointer("/metadata/duration_seconds").and_then(Value::as_f64).filter(|d| *d > 0.0);
+    }
+    s.lines()
+        .take(8)
+        .find_map(|l| l.strip_prefix("Wall time: ")?.strip_suffix(" seconds")?.trim().parse::<f64>().ok())
+        .filter(|d| *d > 0.0)
+}
+
 fn item_texts(items: &[Value]) -> String {
     items.iter().filter_map(|i| i.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
 }
@@ -566,7 +580,7 @@ impl Format for Codex {
         asm.finish(&mut sink)?;
         let mut meta = st.meta;
         meta.format = "codex".into();
-        meta.agent = "Codex CLI".into();
+        meta.agent = super::kin::agent_or(input.path(), "codex", "Codex CLI");
         meta.source = input.path().to_path_buf();
         if meta.id.is_empty() {
             meta.id = input.path().file_stem().and_then(|s| s.to_str()).unwrap_or("session").to_string();
@@ -999,6 +1013,14 @@ fn response_item(
             let value: Value = p.output.and_then(|o| serde_json::from_str(o.get()).ok()).unwrap_or(Value::Null);
             let (mut result, partial) = tool_result(st, asm, &call_id, &value, Rec { line: at.line, time: timestamp });
             result.timestamp = timestamp;
+            // Codex 0.4x–0.6x write a call and its output together (within a millisecond),
+            // when it has finished: the call started its own wall time before that.
+            if let (Some(t), Some(secs)) = (timestamp, wall_time(&value))
+                && let Some(m) = asm.message_of_call_mut(&call_id)
+                && m.timestamp.is_some_and(|s| (t - s).num_milliseconds().abs() < 1000)
+            {
+                m.timestamp = Some(t - chrono::Duration::milliseconds((secs * 1000.0) as i64));
+            }
             result.line = Some(at.line);
             let orphan = if partial { asm.attach_partial(&call_id, result) } else { asm.attach(&call_id, result) };
             if let Some(orphan) = orphan {

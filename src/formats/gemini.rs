@@ -49,7 +49,7 @@ pub struct GeminiCheckpoint;
 pub struct GeminiStream;
 
 /// Text of a `PartListUnion`: a string, one part, or a list of parts.
-fn parts_text(v: &Value) -> String {
+pub(super) fn parts_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Array(items) => {
@@ -85,7 +85,7 @@ fn parts_text(v: &Value) -> String {
 }
 
 /// Output text and error flag of a `functionResponse` part.
-fn response_output(fr: &Value) -> (String, bool) {
+pub(super) fn response_output(fr: &Value) -> (String, bool) {
     let resp = fr.get("response").unwrap_or(&Value::Null);
     if let Some(e) = resp.get("error") {
         let text = e.as_str().map(str::to_string).unwrap_or_else(|| e.to_string());
@@ -160,7 +160,7 @@ fn python_literal(s: &str) -> Option<Value> {
 }
 
 /// "Exit Code: N" as the shell tool reports it.
-fn exit_code_line(s: &str) -> Option<i32> {
+pub(super) fn exit_code_line(s: &str) -> Option<i32> {
     s.lines().find_map(|l| l.trim().strip_prefix("Exit Code:").and_then(|r| r.trim().parse().ok()))
 }
 
@@ -169,7 +169,7 @@ fn timestamp_of(v: &Value) -> Option<chrono::DateTime<chrono::Utc>> {
 }
 
 /// The shell command line of a Gemini tool call.
-fn command_of(name: &str, args: &Value) -> Option<String> {
+pub(super) fn command_of(name: &str, args: &Value) -> Option<String> {
     if name == "run_shell_command" || name == "shell" {
         return args.get("command").and_then(Value::as_str).map(str::to_string);
     }
@@ -324,7 +324,7 @@ fn saw_meta(meta: &mut SessionMeta, v: &Value, path: &Path) {
 
 fn finish(mut meta: SessionMeta, path: &Path, format: &str, agent: &str) -> SessionMeta {
     meta.format = format.into();
-    meta.agent = agent.into();
+    meta.agent = super::kin::agent_or(path, format, agent);
     meta.source = path.to_path_buf();
     if meta.id.is_empty() {
         meta.id = path.file_stem().and_then(|s| s.to_str()).unwrap_or("session").to_string();

@@ -12,12 +12,17 @@ pub mod aider;
 pub mod claude;
 pub mod cline;
 pub mod codex;
+pub mod copilot_chat;
+pub mod copilot_cli;
 pub mod gemini;
+pub mod iflow;
+pub mod kin;
 pub mod markdown;
 pub mod openai_chat;
 pub mod opencode;
 pub mod openhands;
 pub mod pi;
+pub mod qwen;
 pub mod specstory;
 pub mod swe_agent;
 
@@ -52,7 +57,7 @@ pub trait Format: Send + Sync {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 17] = [
+    static ALL: [&dyn Format; 21] = [
         &claude::ClaudeCode,
         &codex::Codex,
         &claude::ClaudeCodeWeb,
@@ -70,6 +75,10 @@ pub fn all() -> &'static [&'static dyn Format] {
         &openai_chat::OpenAiChat,
         &openhands::OpenHands,
         &pi::Pi,
+        &qwen::QwenCode,
+        &iflow::Iflow,
+        &copilot_cli::CopilotCli,
+        &copilot_chat::CopilotChat,
     ];
     &ALL
 }
@@ -520,6 +529,12 @@ impl Assembler {
     pub fn last_mut(&mut self, merge_key: &str) -> Option<&mut Message> {
         let last = self.pending.back_mut()?;
         (last.merge_key.as_deref() == Some(merge_key)).then_some(&mut last.msg)
+    }
+
+    /// The message holding the open call `call_id`.
+    pub fn message_of_call_mut(&mut self, call_id: &str) -> Option<&mut Message> {
+        let idx = *self.open_calls.get(call_id)?;
+        self.pending.iter_mut().find(|p| p.msg.idx == idx).map(|p| &mut p.msg)
     }
 
     /// Add calls to the most recent message (after it was found with `last_mut`).

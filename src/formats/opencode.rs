@@ -51,7 +51,7 @@ fn session_meta(info: &Value, format: &str, source: &Path) -> SessionMeta {
     let mut meta = SessionMeta {
         id: info.get("id").and_then(Value::as_str).unwrap_or("").to_string(),
         format: format.into(),
-        agent: "OpenCode".into(),
+        agent: super::kin::agent_or(source, format, "OpenCode"),
         source: source.to_path_buf(),
         title: info.get("title").and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_string),
         agent_version: info.get("version").and_then(Value::as_str).map(str::to_string),

@@ -10,7 +10,13 @@ use tantivy::schema::{
     TextFieldIndexing, TextOptions,
 };
 
+use serde::{Deserialize, Serialize};
+use tantivy::TantivyDocument;
+use tantivy::schema::Value;
+
 use super::tokenizer;
+use crate::detect::{Finding, SessionStats};
+use crate::model::SessionMeta;
 
 /// Bump whenever the schema or what is indexed changes; an index with another version
 /// is refused with advice to rebuild.
@@ -141,4 +147,20 @@ pub fn file_key(source: &std::path::Path) -> u64 {
 
 pub fn session_key(source: &std::path::Path, ordinal: usize) -> u64 {
     stable_hash(&[source.as_os_str().as_encoded_bytes(), ordinal.to_string().as_bytes()])
+}
+
+/// What is stored with a session document.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SessionRecord {
+    pub meta: SessionMeta,
+    /// Position of the session in its file (0-based).
+    pub ordinal: usize,
+    pub stats: SessionStats,
+    pub findings: Vec<Finding>,
+}
+
+/// The stored record of a session document.
+pub fn record_of(doc: &TantivyDocument, f: &Fields) -> Option<SessionRecord> {
+    let text = doc.get_first(f.record)?.as_str()?;
+    serde_json::from_str(text).ok()
 }

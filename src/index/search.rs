@@ -22,8 +22,8 @@ use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
 
 use super::IndexDir;
 use super::schema::{Fields, KIND_MESSAGE, KIND_SESSION};
+use super::schema::{SessionRecord, record_of};
 use super::tokenizer::{next_word, query_words, word_parts};
-use super::writer::SessionRecord;
 use crate::formats;
 use crate::model::{Message, Role};
 use crate::redact::Redactor;
@@ -44,6 +44,8 @@ pub struct Filters {
     pub until: Option<DateTime<Utc>>,
     /// Only messages with a failed call.
     pub errors: bool,
+    /// Only messages that are the key of a finding (of any detector).
+    pub findings: bool,
 }
 
 /// One search result.
@@ -60,6 +62,18 @@ pub struct Hit {
     pub score: f32,
     pub snippet: Snippet,
     pub detectors: Vec<String>,
+    /// The findings keyed on this message, as the index holds them (redacted with the
+    /// snippet).
+    pub findings: Vec<crate::detect::Finding>,
+}
+
+/// The order of hits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Best match first (BM25); equal scores by source, then message.
+    Relevance,
+    /// Most recent message first.
+    Newest,
 }
 
 /// A piece of a message around the matches, with byte ranges to highlight.
@@ -273,6 +287,10 @@ pub fn build_query(
     if let Some(d) = &filters.detector {
         clauses.push((Occur::Must, term(f.detector, d)));
     }
+    if filters.findings {
+        let any = RegexQuery::from_pattern(".+", f.detector).map_err(|e| anyhow::anyhow!("detector query: {e}"))?;
+        clauses.push((Occur::Must, Box::new(any)));
+    }
     if filters.errors {
         clauses
             .push((Occur::Must, Box::new(TermQuery::new(Term::from_field_u64(f.error, 1), IndexRecordOption::Basic))));
@@ -300,7 +318,12 @@ pub fn build_query(
 impl Filters {
     /// Whether a filter asks about messages and their calls (rather than sessions).
     pub fn on_messages(&self) -> bool {
-        self.role.is_some() || self.tool.is_some() || self.program.is_some() || self.file.is_some() || self.errors
+        self.role.is_some()
+            || self.tool.is_some()
+            || self.program.is_some()
+            || self.file.is_some()
+            || self.errors
+            || self.findings
     }
 }
 
@@ -312,12 +335,6 @@ pub fn sessions_with_messages(searcher: &Searcher, f: &Fields, filters: &Filters
     keys.sort_unstable();
     keys.dedup();
     Ok(keys)
-}
-
-/// The stored record of a session document.
-pub fn record_of(doc: &TantivyDocument, f: &Fields) -> Option<SessionRecord> {
-    let text = doc.get_first(f.record)?.as_str()?;
-    serde_json::from_str(text).ok()
 }
 
 /// Session records by key, loaded on demand.
@@ -362,11 +379,32 @@ pub fn search(
     limit: usize,
     redact: Option<&[String]>,
 ) -> Result<Vec<Hit>> {
+    search_page(ix, query, filters, Order::Relevance, 0, limit, redact)
+}
+
+/// [`search`] from the `offset`-th hit on, in `order`: the pages of a long result.
+pub fn search_page(
+    ix: &IndexDir,
+    query: &str,
+    filters: &Filters,
+    order: Order,
+    offset: usize,
+    limit: usize,
+    redact: Option<&[String]>,
+) -> Result<Vec<Hit>> {
     let searcher = ix.searcher()?;
     let f = ix.fields;
     let parsed = parse_query(query);
     let Some(q) = build_query(&searcher, &f, &parsed, filters)? else { return Ok(Vec::new()) };
-    let top = searcher.search(&q, &TopDocs::with_limit(limit.max(1)).order_by_score())?;
+    let top_docs = TopDocs::with_limit(limit.max(1)).and_offset(offset);
+    let top: Vec<(f32, DocAddress)> = match order {
+        Order::Relevance => searcher.search(&q, &top_docs.order_by_score())?,
+        Order::Newest => searcher
+            .search(&q, &top_docs.order_by_fast_field::<tantivy::DateTime>("time", tantivy::Order::Desc))?
+            .into_iter()
+            .map(|(_, addr)| (0.0, addr))
+            .collect(),
+    };
     let words = parsed.words();
     let mut cache = SessionCache::new(&searcher, f);
     // One redactor per session (its names are part of it), made when its first hit is.
@@ -377,6 +415,9 @@ pub fn search(
         if let Some(hit) = make_hit(&searcher, &f, &mut cache, addr, score, &words, redact)? {
             hits.push(hit);
         }
+    }
+    if order == Order::Newest {
+        return Ok(hits);
     }
     // Equal scores (e.g. filter-only searches) in a stable, readable order.
     hits.sort_by(|a, b| {
@@ -443,6 +484,10 @@ fn make_hit(
         }
         None => meta.project.clone(),
     };
+    let mut findings: Vec<crate::detect::Finding> = rec.findings.iter().filter(|x| x.key == idx).cloned().collect();
+    if let Some(r) = redactor {
+        r.apply(&mut findings);
+    }
     Ok(Some(Hit {
         source: meta.source.clone(),
         session: meta.id.clone(),
@@ -455,6 +500,7 @@ fn make_hit(
         score,
         snippet,
         detectors,
+        findings,
     }))
 }
 

@@ -15,15 +15,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde::{Deserialize, Serialize};
 use tantivy::query::{BooleanQuery, Occur, Query, RangeQuery, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{IndexWriter, TantivyDocument, Term};
 
 use super::IndexDir;
+use super::schema::SessionRecord;
 use super::schema::{self, Fields, KIND_MESSAGE, KIND_SESSION};
 use super::state::{self, FileState};
-use crate::detect::{self, Detector, Finding, Released, SessionStats, Stream};
+use crate::detect::{self, Detector, Finding, Released, Stream};
 use crate::formats::{self, Checkpoint, Format, Input, Resume, Sink};
 use crate::model::{BadRecord, Message, SessionMeta};
 use crate::walk;
@@ -40,16 +40,6 @@ pub const TEXT_HEAD: usize = 64 * 1024;
 pub const TEXT_TAIL: usize = 16 * 1024;
 /// Characters of preview stored per message (the fallback snippet).
 pub const PREVIEW_CHARS: usize = 240;
-
-/// What is stored with a session document.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct SessionRecord {
-    pub meta: SessionMeta,
-    /// Position of the session in its file (0-based).
-    pub ordinal: usize,
-    pub stats: SessionStats,
-    pub findings: Vec<Finding>,
-}
 
 pub struct Options {
     pub roots: Vec<PathBuf>,
@@ -433,7 +423,7 @@ fn old_session_records(
     let hits = searcher.search(&q, &tantivy::collector::TopDocs::with_limit(1).order_by_score())?;
     for (_, addr) in hits {
         let doc: TantivyDocument = searcher.doc(addr)?;
-        if let Some(rec) = super::search::record_of(&doc, f) {
+        if let Some(rec) = super::schema::record_of(&doc, f) {
             out.insert(session, rec);
         }
     }

@@ -10,14 +10,68 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Serialize;
 
-use super::calls::CallFacts;
 use super::glossary::{Glossary, Term};
-use super::statements;
 use super::story::{Beat, Experiment, Moment, Paragraph, Quote, SearchFacts};
-use super::text::{clip, clock, duration, one_line, quote, secs_between, sentences, sentences_where};
-use crate::commands::display_path;
+use crate::analysis::call_facts::CallFacts;
+use crate::analysis::claims;
+use crate::analysis::text::display_path;
+use crate::analysis::text::{clip, clock, duration, one_line, quote, secs_between, sentences, sentences_where};
 use crate::detect::{self, Finding};
 use crate::model::{Message, Origin, Role, Session};
+
+/// What a person asked, without what clients and prompt templates put around it: the
+/// `<ide_…>` tags an IDE adds; the IDE context before the Codex extension's "## My request
+/// for Codex:"; the input block of a template prompt ("## User Input" over a fenced
+/// block) — or, when that block is empty, the prompt itself from its next heading on; and
+/// a lead-in such as "Implement the following plan:" joined (with "…") to the heading of
+/// the document it introduces. Everything returned stands in the message as written.
+pub(super) fn request_text(text: &str) -> String {
+    let t = unwrapped_request(text);
+    if t.is_empty() { text.trim().to_string() } else { t }
+}
+
+fn unwrapped_request(text: &str) -> String {
+    static IDE_TAG: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?s)<ide_[a-z_]+>.*?</ide_[a-z_]+>").expect("static regex"));
+    static MY_REQUEST: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?im)^#+\s*my request for [\w .-]+:\s*$").expect("static regex"));
+    let mut t = IDE_TAG.replace_all(text, "").into_owned();
+    if let Some(m) = MY_REQUEST.find_iter(&t).last() {
+        t = t[m.end()..].to_string();
+    }
+    let lines: Vec<&str> = t.lines().collect();
+    let filled = |from: usize| (from..lines.len()).find(|&i| !lines[i].trim().is_empty());
+    if let Some(h) = filled(0).filter(|&h| lines[h].trim_start().starts_with('#'))
+        && let Some(open) = filled(h + 1).filter(|&o| lines[o].trim_start().starts_with("```"))
+        && let Some(close) = (open + 1..lines.len()).find(|&i| lines[i].trim_start().starts_with("```"))
+    {
+        let input = lines[open + 1..close].join("\n");
+        if !input.trim().is_empty() {
+            return input.trim().to_string();
+        }
+        // Nothing typed into the template: what it asks starts under its next heading.
+        if let Some(next) = (close + 1..lines.len()).find(|&i| lines[i].trim_start().starts_with('#')) {
+            return lines[next + 1..].join("\n").trim().to_string();
+        }
+    }
+    // A lead-in over a document ("Implement the following plan:" and its "# Plan: …").
+    let paras: Vec<&str> = t.split("\n\n").map(str::trim).filter(|p| !p.is_empty()).collect();
+    if let [lead, next, ..] = paras.as_slice()
+        && !lead.contains('\n')
+        && lead.ends_with(':')
+        && lead.chars().count() < 80
+        && next.starts_with('#')
+    {
+        let first = next.lines().next().unwrap_or("").trim_start_matches(['#', ' ']);
+        return format!("{lead} … {first}");
+    }
+    t.trim().to_string()
+}
+
+/// The first `n` sentences of what a person asked ([`request_text`]).
+pub(super) fn asked(text: &str, n: usize, max: usize) -> String {
+    sentences(&request_text(text), n, max)
+}
 
 /// Context events quoted before an episode.
 /// Messages after the key that "what followed" looks at.
@@ -190,6 +244,11 @@ pub struct EpisodeFacts {
     pub technologies: Vec<Term>,
     /// What came after, as beats.
     pub followed: Vec<Beat>,
+    /// Messages after the subject: what followed is "nothing" only when there are none.
+    pub after_count: usize,
+    /// The subject launched, edited or wrote something: a step that changes state
+    /// rather than reveals it.
+    pub changes_state: bool,
     /// Median length of assistant text in the session, for "N times longer".
     pub median_assistant_chars: usize,
     /// In an arc: findings of the next messages told in the same section (an empty
@@ -329,6 +388,9 @@ pub struct TimeUse {
     /// Time inside tool calls, per program (wait loops as "wait loop"), longest first.
     pub by_program: Vec<(String, String, i64)>,
     pub in_calls: Option<String>,
+    /// Time calls spent waiting on the person: questions, plans up for approval, calls
+    /// the person stopped or refused.
+    pub on_user: Option<String>,
     pub waiting_for_user: Option<String>,
     /// Stretches of more than half an hour with nothing happening (nights, lunch), and
     /// their sum: calls of editors and readers whose result came back that late count
@@ -401,7 +463,7 @@ impl<'a> Builder<'a> {
         for (m, facts) in session.messages.iter().zip(&mut calls) {
             for (c, f) in m.calls.iter().zip(facts.iter_mut()) {
                 if let Some((cmd, label)) = c.continues.as_deref().and_then(|id| started.get(id)) {
-                    f.continues = Some(super::text::clip(&super::text::one_line(cmd), 140));
+                    f.continues = Some(crate::analysis::text::clip(&crate::analysis::text::one_line(cmd), 140));
                     f.label = label.clone();
                 }
             }
@@ -420,11 +482,10 @@ impl<'a> Builder<'a> {
     fn info(&self) -> SessionInfo {
         let s = self.session;
         let m = &s.meta;
-        let calls: Vec<_> = s.messages.iter().flat_map(|m| &m.calls).filter(|c| c.command.is_some()).collect();
-        let failed = calls
-            .iter()
-            .filter(|c| c.result.as_ref().is_some_and(|r| r.is_error || r.exit_code.is_some_and(|x| x != 0)))
-            .count();
+        // What failed is what the call facts say failed: not a call the person stopped, not
+        // a search that found nothing.
+        let calls: Vec<&CallFacts> = self.calls.iter().flatten().filter(|c| c.command.is_some()).collect();
+        let failed = calls.iter().filter(|c| c.failed()).count();
         SessionInfo {
             id: m.id.clone(),
             short_id: m.id.chars().take(8).collect(),
@@ -436,8 +497,8 @@ impl<'a> Builder<'a> {
             source: display_path(&m.source),
             date: m.started.map(|t| t.format("%Y-%m-%d").to_string()),
             started: m.started.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()),
-            ended: m.ended.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()),
-            duration: secs_between(m.started, m.ended).filter(|d| *d > 0).map(duration),
+            ended: self.last_time().map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()),
+            duration: secs_between(m.started, self.last_time()).filter(|d| *d > 0).map(duration),
             messages: s.messages.len(),
             typed_user_turns: s.messages.iter().filter(|m| m.is_typed_user() && !m.text.trim().is_empty()).count(),
             commands: calls.len(),
@@ -445,12 +506,24 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// The last moment the transcript shows something happen: its last message or result.
+    /// A file's own "last updated" stamp may come much later (the window left open).
+    fn last_time(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        let s = self.session;
+        let seen = s
+            .messages
+            .iter()
+            .flat_map(|m| m.timestamp.into_iter().chain(m.calls.iter().filter_map(|c| c.result.as_ref()?.timestamp)))
+            .max();
+        seen.or(s.meta.ended)
+    }
+
     fn goal(&self) -> Option<Event> {
         self.session.messages.iter().find(|m| m.is_typed_user() && !m.text.trim().is_empty()).map(|m| Event {
             idx: m.idx,
             kind: "asked",
             time: clock(m.timestamp),
-            quote: sentences(&m.text, 3, 300),
+            quote: asked(&m.text, 3, 300),
             command: None,
             file: None,
             detail: None,
@@ -466,7 +539,7 @@ impl<'a> Builder<'a> {
             origin: m.origin,
             time: clock(m.timestamp),
             text: m.text.trim().to_string(),
-            gist: sentences(&m.text, 2, QUOTE),
+            gist: if m.is_typed_user() { asked(&m.text, 2, QUOTE) } else { sentences(&m.text, 2, QUOTE) },
             chars: m.char_len(),
             empty: m.text.trim().is_empty() && m.calls.is_empty(),
             thinking,
@@ -502,7 +575,7 @@ impl<'a> Builder<'a> {
         match (m.role, m.origin) {
             (Role::User, Origin::Interrupt) => out.push(base("interrupted", quote(&m.text, 80))),
             (Role::User, Origin::Typed) if m.text.trim().is_empty() => out.push(base("empty-turn", String::new())),
-            (Role::User, Origin::Typed) => out.push(base("asked", sentences(&m.text, 2, QUOTE))),
+            (Role::User, Origin::Typed) => out.push(base("asked", asked(&m.text, 2, QUOTE))),
             (Role::System, Origin::CompactSummary) => out.push(base("compacted", sentences(&m.text, 1, 160))),
             (Role::Assistant, _) => {
                 static PLAN: LazyLock<Regex> =
@@ -586,7 +659,7 @@ impl<'a> Builder<'a> {
 
     /// The finding on message `key` that a story leads with.
     pub(super) fn lead_finding(&self, key: u32) -> Option<&'a Finding> {
-        self.findings.iter().filter(|f| f.key == key).min_by_key(|f| narrative_rank(&f.detector))
+        self.findings.iter().filter(|f| f.key == key).min_by_key(|f| detect::telling(&f.detector).rank)
     }
 
     fn episode_for(&self, key: u32, finding: Option<&Finding>) -> Option<EpisodeFacts> {
@@ -596,9 +669,10 @@ impl<'a> Builder<'a> {
         let evidence: Vec<u32> = finding.map(|f| f.evidence.clone()).unwrap_or_else(|| vec![key]);
         // Where the context stops: before the finding's first evidence — except for a
         // relaunch, whose evidence (the previous launch, the edits) is the context.
-        let first = match finding.map(|f| f.detector.as_str()) {
-            Some("confounded-change") => key,
-            _ => evidence.first().copied().unwrap_or(key).min(key),
+        let first = if finding.is_some_and(|f| detect::telling(&f.detector).evidence_is_context) {
+            key
+        } else {
+            evidence.first().copied().unwrap_or(key).min(key)
         };
 
         // Earlier attempts: the finding's evidence before the key; without that, the
@@ -630,7 +704,9 @@ impl<'a> Builder<'a> {
         let mut skip: Vec<u32> = evidence.clone();
         skip.push(key);
         let context = self.story_before(first, &skip);
-        let reasoning = statements::reasoning(&key_msg.text, 260, 4);
+        // The reasons a step gives are the assistant's; a person's turn is told by its text.
+        let reasoning =
+            if key_msg.role == Role::Assistant { claims::reasoning(&key_msg.text, 260, 4) } else { Vec::new() };
         let thinking: Vec<String> =
             Some(sentences(&key_msg.thinking, 5, 700)).filter(|t| !t.trim().is_empty()).into_iter().collect();
 
@@ -644,6 +720,7 @@ impl<'a> Builder<'a> {
             .find(|c| c.action == "search")
             .cloned();
         let read = subject.calls.iter().find(|c| c.action == "read").cloned();
+        let subject_changes_state = subject.calls.iter().any(|c| matches!(c.action, "launch" | "edit" | "write"));
 
         let (changes, previous_launch) = self.changes_since_previous_launch(key_msg);
 
@@ -651,7 +728,12 @@ impl<'a> Builder<'a> {
             .calls
             .iter()
             .filter_map(|c| c.output.as_ref())
-            .flat_map(|o| &o.revealing)
+            // An output's last line is worth quoting only when nothing in it says what
+            // went wrong: after an error line it is the cleanup or the help text's end.
+            .flat_map(|o| {
+                let erred = o.revealing.iter().any(|r| matches!(r.kind, "error" | "alarm"));
+                o.revealing.iter().filter(move |r| r.kind != "last" || !erred)
+            })
             .filter(|r| r.kind != "last" || subject.calls.iter().all(|c| c.action != "wait"))
             .map(|r| Event {
                 idx: key,
@@ -688,14 +770,26 @@ impl<'a> Builder<'a> {
             .take_while(|m| m.role != Role::User)
             .find(|m| m.role == Role::Assistant && !m.text.trim().is_empty())
             .and_then(|m| {
-                statements::statements(&m.text, 260)
+                claims::statements(&m.text, 260)
                     .into_iter()
-                    .find(|x| matches!(x.kind, statements::Kind::Retraction | statements::Kind::Conclusion))
+                    .find(|x| matches!(x.kind, claims::Kind::Retraction | claims::Kind::Conclusion))
                     .map(|x| Quote { idx: m.idx, text: x.text })
             })
             .filter(|_| subject.role == "assistant" && !subject.calls.is_empty());
 
-        let followed = self.story_after(key, FOLLOW_MESSAGES, &[key]);
+        let mut followed = self.story_after(key, FOLLOW_MESSAGES, &[key]);
+        let after: Vec<&Message> = s.messages[s.messages.partition_point(|m| m.idx <= key)..]
+            .iter()
+            .filter(|m| m.role != Role::System)
+            .collect();
+        if followed.is_empty()
+            && let Some(m) =
+                after.iter().take(FOLLOW_MESSAGES).find(|m| m.role == Role::Assistant && !m.text.trim().is_empty())
+        {
+            // Steps the story does not tell (a plain answer, reads): the next words said.
+            followed.push(Beat::said(m, sentences(&m.text, 1, QUOTE)));
+        }
+        let after_count = after.len();
 
         // Technologies: what the episode's own messages mention.
         let (mut texts, mut commands): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
@@ -775,6 +869,8 @@ impl<'a> Builder<'a> {
             assumptions: Vec::new(),
             technologies,
             followed,
+            after_count,
+            changes_state: subject_changes_state,
             median_assistant_chars: self.median_text_chars(),
             joined: Vec::new(),
             cited: Vec::new(),
@@ -803,17 +899,13 @@ impl<'a> Builder<'a> {
         let detector = ep.pattern.as_ref().map(|p| p.detector.as_str()).unwrap_or("");
         let mo = ep.moment.as_ref();
         // A crash believed before this moment and taken back after it.
-        let premise = self
-            .findings
-            .iter()
-            .filter(|f| matches!(f.detector.as_str(), "false-crash-alarm" | "self-correction"))
-            .find_map(|f| {
-                let m = self.moment(f);
-                let claimed = m.alarm.as_ref().or(m.claim.as_ref())?.idx;
-                let undone = m.retraction.as_ref().or(m.disproof.as_ref())?;
-                (claimed < ep.key && undone.idx > ep.key && undone.idx <= ep.key + 40)
-                    .then(|| (m.alarm.clone().or(m.claim.clone()), undone.clone()))
-            });
+        let premise = self.findings.iter().filter(|f| detect::telling(&f.detector).premise).find_map(|f| {
+            let m = self.moment(f);
+            let claimed = m.alarm.as_ref().or(m.claim.as_ref())?.idx;
+            let undone = m.retraction.as_ref().or(m.disproof.as_ref())?;
+            (claimed < ep.key && undone.idx > ep.key && undone.idx <= ep.key + 40)
+                .then(|| (m.alarm.clone().or(m.claim.clone()), undone.clone()))
+        });
         match detector {
             "grep-tail-pivot" | "noisy-search" | "" => {
                 if let Some(r) = &ep.read
@@ -945,7 +1037,7 @@ impl<'a> Builder<'a> {
             _ => {}
         }
         if let Some((claim, undone)) = premise
-            && !matches!(detector, "false-crash-alarm" | "self-correction")
+            && !detect::telling(detector).premise
         {
             out.push(mk("process-crashed", "failed", claim.map(|c| c.text), Some(undone)));
         }
@@ -1061,7 +1153,7 @@ impl<'a> Builder<'a> {
                     == self.session.messages.partition_point(|m| m.idx <= prev.key)
             {
                 prev.joined.push(self.moment(lead));
-                prev.situations.insert(0, joined_tag(&lead.detector));
+                prev.situations.insert(0, detect::telling(&lead.detector).joined_tag);
                 continue;
             }
             if let Some(ep) = self.episode_for(k, Some(lead)) {
@@ -1115,7 +1207,7 @@ impl<'a> Builder<'a> {
             .findings
             .iter()
             .filter(|f| f.key < from && f.evidence.iter().any(|e| (from..=to).contains(e)))
-            .filter(|f| matches!(f.detector.as_str(), "false-crash-alarm" | "confounded-change" | "retry-loop"))
+            .filter(|f| detect::telling(&f.detector).threads)
             .map(|f| self.moment(f))
             .collect();
         let mut led: Vec<u32> = Vec::new();
@@ -1125,7 +1217,7 @@ impl<'a> Builder<'a> {
             }
             led.push(f.key);
             let mut on: Vec<&Finding> = in_range.iter().copied().filter(|g| g.key == f.key).collect();
-            on.sort_by_key(|g| narrative_rank(&g.detector));
+            on.sort_by_key(|g| detect::telling(&g.detector).rank);
             thread.extend(on.into_iter().map(|g| self.moment(g)));
         }
         thread.truncate(8);
@@ -1278,12 +1370,12 @@ impl<'a> Builder<'a> {
             .messages
             .iter()
             .enumerate()
-            .filter(|(j, m)| typed(m) && (!statements::is_nudge(&m.text) || !s.messages[..*j].iter().any(typed)))
+            .filter(|(j, m)| typed(m) && (!claims::is_nudge(&m.text) || !s.messages[..*j].iter().any(typed)))
             .map(|(i, _)| i)
             .collect();
         let mut nudges: Vec<Nudge> = Vec::new();
         let first_typed = starts.first().map(|&i| s.messages[i].idx);
-        for m in s.messages.iter().filter(|m| typed(m) && statements::is_nudge(&m.text) && Some(m.idx) != first_typed) {
+        for m in s.messages.iter().filter(|m| typed(m) && claims::is_nudge(&m.text) && Some(m.idx) != first_typed) {
             let t = one_line(m.text.trim());
             match nudges.iter_mut().find(|n| n.text.eq_ignore_ascii_case(&t)) {
                 Some(n) => n.count += 1,
@@ -1307,7 +1399,7 @@ impl<'a> Builder<'a> {
                     idx: s.messages[i].idx,
                     kind: "asked",
                     time: clock(t0),
-                    quote: sentences(&s.messages[i].text, 2, QUOTE),
+                    quote: asked(&s.messages[i].text, 2, QUOTE),
                     command: None,
                     file: None,
                     detail: None,
@@ -1321,7 +1413,7 @@ impl<'a> Builder<'a> {
                 commands: calls.len(),
                 failed: calls.iter().filter(|c| c.failed()).count(),
                 launches: facts.iter().filter(|c| c.action == "launch").count(),
-                nudges: part[1..].iter().filter(|m| typed(m) && statements::is_nudge(&m.text)).count(),
+                nudges: part[1..].iter().filter(|m| typed(m) && claims::is_nudge(&m.text)).count(),
                 findings: timeline.iter().filter(|t| (s.messages[i].idx..=last).contains(&t.idx)).cloned().collect(),
             });
         }
@@ -1477,10 +1569,10 @@ impl<'a> Builder<'a> {
         const PAUSE: i64 = 30 * 60;
         let s = self.session;
         // A transcript without timestamps spans "0 s": that is no span at all.
-        let total_secs = secs_between(s.meta.started, s.meta.ended).filter(|d| *d > 0);
+        let total_secs = secs_between(s.meta.started, self.last_time()).filter(|d| *d > 0);
         let mut by_program: BTreeMap<String, i64> = BTreeMap::new();
         let mut calls: Vec<(i64, Event)> = Vec::new();
-        let (mut in_calls, mut in_waits) = (0i64, 0i64);
+        let (mut in_calls, mut in_waits, mut on_user) = (0i64, 0i64, 0i64);
         let (mut waiting, mut paused, mut pauses) = (0i64, 0i64, 0usize);
         let mut last_activity = None;
         for m in &s.messages {
@@ -1507,10 +1599,25 @@ impl<'a> Builder<'a> {
                 .filter(|(f, secs)| !(f.command.is_none() && *secs > PAUSE))
                 .collect();
             timed.sort_by_key(|(_, secs)| *secs);
-            let mut before = 0i64;
+            // The agent's own tools (edits, writes, reads, its todo list) return at once:
+            // the time before the first of their results went to the model writing out
+            // the message's calls (or to an approval), not to any call running.
+            let mut before = timed.iter().find(|(f, _)| instant(f)).map_or(0, |(_, until)| *until);
             for (f, until) in timed {
                 let secs = (until - before).max(0);
                 before = before.max(until);
+                if instant(f) {
+                    continue;
+                }
+                // A question to the person, a plan waiting for approval, a call the person
+                // stopped or refused: the time went to the person, not to the call.
+                if waits_on_user(f) {
+                    on_user += secs;
+                    if let Some(t) = m.timestamp {
+                        end = end.max(Some(t + chrono::Duration::seconds(until)));
+                    }
+                    continue;
+                }
                 in_calls += secs;
                 if f.action == "wait" {
                     in_waits += secs;
@@ -1548,6 +1655,7 @@ impl<'a> Builder<'a> {
             total_secs,
             by_program: progs.into_iter().map(|(p, v)| (p, duration(v), v)).collect(),
             in_calls: (in_calls > 0).then(|| duration(in_calls)),
+            on_user: (on_user > 0).then(|| duration(on_user)),
             waiting_for_user: (waiting > 0).then(|| duration(waiting)),
             pauses,
             paused: (paused > 0).then(|| duration(paused)),
@@ -1556,6 +1664,22 @@ impl<'a> Builder<'a> {
             longest_calls: calls.into_iter().map(|(_, e)| e).collect(),
         }
     }
+}
+
+/// A tool of the agent's own that takes no measurable time: an edit, a whole-file write,
+/// a read or search by the agent's tool (not a shell command), its todo list or plan.
+fn instant(f: &CallFacts) -> bool {
+    f.command.is_none()
+        && f.continues.is_none()
+        && (matches!(f.action, "edit" | "write" | "read" | "search")
+            || matches!(f.tool.as_str(), "TodoWrite" | "TaskCreate" | "TaskUpdate" | "TaskList" | "update_plan"))
+}
+
+/// A call whose time is the person's: a question put to them, a plan up for their
+/// approval, a call they stopped or refused.
+fn waits_on_user(f: &CallFacts) -> bool {
+    matches!(f.tool.as_str(), "AskUserQuestion" | "ExitPlanMode" | "request_user_input" | "ask_followup_question")
+        || f.output.as_ref().is_some_and(|o| o.interrupted)
 }
 
 fn ep_cites(ep: &EpisodeFacts) -> Vec<u32> {
@@ -1571,44 +1695,11 @@ fn ep_cites(ep: &EpisodeFacts) -> Vec<u32> {
     v
 }
 
-/// The situation of an arc step that also tells the next message's finding.
-fn joined_tag(detector: &str) -> &'static str {
-    match detector {
-        "context-dump" => "joined-context-dump",
-        "self-correction" => "joined-self-correction",
-        _ => "joined",
-    }
-}
-
-/// Which finding a story leads with when several fall on one message: the ones that
-/// change what the session believed first, the ones that only measure last.
-pub(super) fn narrative_rank(detector: &str) -> u8 {
-    match detector {
-        "self-correction" => 0,
-        "false-crash-alarm" => 1,
-        "grep-tail-pivot" => 2,
-        "confounded-change" => 3,
-        "retry-loop" => 4,
-        "polling-timeout" => 5,
-        "noisy-search" => 6,
-        "context-dump" => 7,
-        "empty-user-turn" => 8,
-        _ => 9,
-    }
-}
-
-/// What a failed call is, for grouping repeats: program and first non-flag argument.
+/// What a failed call is, for grouping repeats: its command line (the list names it,
+/// so "failed three times" is said of that line, not of three lines alike), or the tool.
 fn signature(f: &CallFacts) -> String {
     match &f.command {
-        Some(cmd) => {
-            let script = crate::shell::parse(cmd);
-            let c = script.commands.iter().find(|c| c.name() == f.program);
-            let arg = c.and_then(|c| c.positionals().into_iter().next()).map(|a| clip(a, 40));
-            match arg {
-                Some(a) => format!("{} {a}", f.program),
-                None => f.program.clone(),
-            }
-        }
+        Some(cmd) => one_line(cmd),
         None => f.tool.clone(),
     }
 }
@@ -1687,7 +1778,9 @@ fn situation_tags(subject: &MessageFacts, prior: &[MessageFacts], has_finding: b
         });
     }
     if let Some(c) = calls.first() {
+        let stopped = c.output.as_ref().is_some_and(|o| o.interrupted);
         let tag = match (c.action, failed) {
+            _ if stopped => "stopped",
             ("test", true) => "test-failed",
             ("test", false) => "test-passed",
             ("launch", _) => "launch",
@@ -1708,5 +1801,42 @@ fn situation_tags(subject: &MessageFacts, prior: &[MessageFacts], has_finding: b
             1 => "one-attempt",
             _ => "several-attempts",
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::request_text;
+
+    #[test]
+    fn a_request_is_quoted_without_its_wrappers() {
+        // The Codex IDE extension's context and heading.
+        let codex = "# Context from my IDE setup:\n\n## Active file: src/app.tsx\n\n## My request for Codex:\nlet's launch the dev server\n";
+        assert_eq!(request_text(codex), "let's launch the dev server");
+        // A template prompt's input block, typed into or left empty.
+        let typed = "\n## User Input\n\n```text\nPhase 2\n```\n\nYou **MUST** consider the user input before proceeding (if not empty).\n\n## Outline\n\n1. Run the checks.\n";
+        assert_eq!(request_text(typed), "Phase 2");
+        let empty = typed.replace("Phase 2\n", "\n");
+        assert_eq!(request_text(&empty), "1. Run the checks.");
+        // A lead-in joined to what it introduces.
+        let plan = "Implement the following plan:\n\n# Plan: Flow Diagram Refinements\n\n## Context\n\nSeven issues.";
+        assert_eq!(request_text(plan), "Implement the following plan: … Plan: Flow Diagram Refinements");
+        assert_eq!(
+            request_text("<ide_opened_file>The user opened a.py.</ide_opened_file>fix the import"),
+            "fix the import"
+        );
+    }
+
+    #[test]
+    fn a_plain_request_is_left_as_typed() {
+        for t in [
+            "fix the temp file permissions",
+            "# Why does the build fail?\n\nIt says `error[E0308]`.",
+            "Here is what I want:",
+            // A lead-in over pasted output, not a document: the paste is not the request.
+            "commit error:\n\n\u{1b}[1;33mRunning gitleaks scan...\u{1b}[0m\nFinding: 39 leaks",
+        ] {
+            assert_eq!(request_text(t), t.trim(), "{t:?}");
+        }
     }
 }

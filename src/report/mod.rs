@@ -18,14 +18,11 @@
 //! is: the session's source path (`facts.session.source`), the user's own file, which a
 //! report cites and suggests `debrief report` commands with.
 
-pub mod calls;
 pub mod export;
 pub mod facts;
 pub mod glossary;
-pub mod statements;
 pub mod story;
 pub mod templates;
-pub mod text;
 
 use anyhow::Result;
 use serde::Serialize;
@@ -141,7 +138,7 @@ pub fn render_with(
     if let Some(r) = &redactor {
         // Every string a template can print goes through the redactor once more, so a
         // fact derived in a way that bypassed the session (or a future one) cannot leak.
-        redact_facts(r, &mut report.facts, &crate::commands::display_path(&session.meta.source));
+        redact_facts(r, &mut report.facts, &crate::analysis::text::display_path(&session.meta.source));
     }
     exporter.render(&report, templates)
 }

@@ -10,12 +10,14 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
 
-use super::calls::CallFacts;
 use super::facts::{Builder, Change};
-use super::statements::{self, Kind, is_nudge};
-use super::text::{clip, clock, duration, one_line, secs_between, sentences};
-use crate::detect::searches::human_bytes;
-use crate::detect::{Finding, SessionStats, liveness};
+use crate::analysis::call_facts::CallFacts;
+use crate::analysis::calls::is_note;
+use crate::analysis::claims::{self, Kind, is_nudge};
+use crate::analysis::liveness;
+use crate::analysis::text::human_bytes;
+use crate::analysis::text::{clip, clock, duration, one_line, secs_between, sentences};
+use crate::detect::{self, Cited, Details, Finding, SessionStats};
 use crate::model::{Message, Origin, Role};
 
 /// Characters of a quoted sentence.
@@ -338,7 +340,7 @@ impl Beat {
         }
         match self.kind {
             "experiment" | "goal" => 8,
-            "request" | "retraction" | "failure" | "empty-turn" | "interrupt" | "compacted" => 7,
+            "request" | "retraction" | "failure" | "stopped" | "empty-turn" | "interrupt" | "compacted" => 7,
             "plan-file" | "test" | "recap" | "wait" => 6,
             "conclusion" => 5,
             "edits" => 4,
@@ -386,7 +388,7 @@ fn basename(p: &str) -> String {
 
 /// The first statement of `kinds` in `text`.
 fn first_of(text: &str, kinds: &[Kind]) -> Option<String> {
-    statements::statements(text, QUOTE).into_iter().find(|s| kinds.contains(&s.kind)).map(|s| s.text)
+    claims::first_of(text, kinds, QUOTE)
 }
 
 /// A file that holds a plan: named like one, or written by a message that calls it one.
@@ -507,7 +509,7 @@ impl<'a> Builder<'a> {
     fn edits_of(&self, m: &Message) -> Vec<EditFacts> {
         let mut files: Vec<String> = Vec::new();
         for (c, f) in m.calls.iter().zip(self.facts_of(m)) {
-            let mut these = crate::detect::calls::edited_files(c);
+            let mut these = crate::analysis::calls::edited_files(c);
             if these.is_empty() && matches!(f.action, "edit" | "write") {
                 these.extend(f.file.clone());
             }
@@ -635,7 +637,7 @@ impl<'a> Builder<'a> {
                 break;
             }
             if after_outcome && n.role == Role::Assistant && !n.text.trim().is_empty() {
-                let st = statements::statements(&n.text, QUOTE);
+                let st = claims::statements(&n.text, QUOTE);
                 let concl: Vec<&str> = st
                     .iter()
                     .filter(|s| matches!(s.kind, Kind::Conclusion | Kind::Retraction))
@@ -707,7 +709,8 @@ impl<'a> Builder<'a> {
         let x = Experiment {
             idx: m.idx,
             time: clock(m.timestamp),
-            label: super::calls::entry_of_command(cmd, &now.program).unwrap_or_else(|| now.program.clone()),
+            label: crate::analysis::call_facts::entry_of_command(cmd, &now.program)
+                .unwrap_or_else(|| now.program.clone()),
             command: now.command_short.clone(),
             core: now.core.clone(),
             purpose: first_of(&m.text, &[Kind::Plan, Kind::Reason, Kind::Conclusion, Kind::Other]),
@@ -767,7 +770,7 @@ impl<'a> Builder<'a> {
             chars: o.map_or(0, |o| o.chars),
             share: o.map_or(0, |o| o.longest_share),
             dump: o.and_then(|o| o.dump.clone()),
-            dump_size: o.filter(|o| o.dump.is_some()).map(|o| human_bytes(o.dump_chars)),
+            dump_size: o.filter(|o| o.dump.is_some()).map(|o| human_bytes(o.dump_chars as u64)),
             dump_words: o.map(|o| o.dump_words.clone()).unwrap_or_default(),
             truncated: o.and_then(|o| o.truncated.clone()),
             purpose: first_of(&m.text, &[Kind::Plan, Kind::Reason]),
@@ -809,7 +812,6 @@ impl<'a> Builder<'a> {
             reply_chars: 0,
         };
         let Some(key_msg) = key_msg else { return mo };
-        let later: Vec<&Message> = f.evidence.iter().filter(|i| **i > f.key).filter_map(|i| s.message(*i)).collect();
         let earlier: Vec<&Message> = f.evidence.iter().filter(|i| **i < f.key).filter_map(|i| s.message(*i)).collect();
         let between = |a: &Message, b: &Message| {
             (Some(b.idx - a.idx.min(b.idx)), secs_between(a.timestamp, b.timestamp).map(duration))
@@ -862,48 +864,29 @@ impl<'a> Builder<'a> {
                         mo.alarm = Some(Quote { idx: a.idx, text: clip(&one_line(&st), QUOTE) });
                         mo.situations.push("stated");
                     }
+                }
+                // What was believed and what undid it, as the detector found them.
+                if let Some(Details::Belief { claim, undone }) = &f.details {
                     if f.detector == "self-correction" {
                         mo.claim = mo.alarm.clone();
-                    }
-                }
-                if f.detector == "self-correction" && mo.claim.is_none() {
-                    // An admission: the claim is the earlier message's first statement.
-                    if let Some(c) = earlier.first() {
-                        mo.claim = first_of(&c.text, &[Kind::Conclusion, Kind::Reason, Kind::Other])
-                            .map(|t| Quote { idx: c.idx, text: t });
-                    }
-                    mo.situations.push("admission");
-                }
-                // The disproof: a retraction, progress, or the process ready.
-                let disproving: Vec<&Message> =
-                    if f.detector == "self-correction" { vec![key_msg] } else { later.clone() };
-                for m in disproving.iter().rev() {
-                    if let Some(r) = retraction_in(&m.text) {
-                        mo.disproof = Some(Quote { idx: m.idx, text: r });
-                        mo.disproof_kind = Some("retraction");
-                        break;
-                    }
-                }
-                if mo.disproof.is_none() {
-                    for m in &disproving {
-                        if let Some(r) = liveness::ready_line(m) {
-                            mo.disproof = Some(Quote { idx: m.idx, text: r });
-                            mo.disproof_kind = Some("ready");
-                            break;
+                        if mo.claim.is_none() {
+                            // An admission: the claim is the statement the detector found.
+                            mo.claim = claim.as_ref().map(quote_of);
+                            mo.situations.push("admission");
                         }
-                        if let Some(p) = progress_line(m) {
-                            mo.disproof = Some(Quote { idx: m.idx, text: p });
-                            mo.disproof_kind = Some("progress");
-                            break;
-                        }
+                    }
+                    if let Some(u) = undone {
+                        let kind = match u.how.as_str() {
+                            "retraction" => "retraction",
+                            "progress" => "progress",
+                            _ => "ready",
+                        };
+                        mo.disproof = Some(Quote { idx: u.idx, text: u.text.clone() });
+                        mo.disproof_kind = Some(kind);
                     }
                 }
                 if f.detector == "self-correction" {
                     mo.retraction = mo.disproof.clone().filter(|_| mo.disproof_kind == Some("retraction"));
-                    if mo.retraction.is_none() {
-                        mo.retraction =
-                            first_of(&key_msg.text, &[Kind::Retraction]).map(|t| Quote { idx: f.key, text: t });
-                    }
                 }
                 let (a, b) = match f.detector.as_str() {
                     "false-crash-alarm" => (Some(f.key), mo.disproof.as_ref().map(|d| d.idx)),
@@ -1026,14 +1009,15 @@ impl<'a> Builder<'a> {
                 }
             }
             "user-pushback" => {
-                // The assistant's words the person answered, and the person's own.
-                if let Some(a) = earlier.first().filter(|a| !a.text.trim().is_empty()) {
-                    let q = first_of(&a.text, &[Kind::Conclusion]).unwrap_or_else(|| sentences(&a.text, 1, QUOTE));
-                    mo.claim = Some(Quote { idx: a.idx, text: q });
-                    mo.distance = Some(f.key.saturating_sub(a.idx));
+                // The assistant's words the person answered, and the person's own, as the
+                // detector found them.
+                if let Some(Details::Belief { claim, undone }) = &f.details {
+                    if let Some(c) = claim {
+                        mo.claim = Some(quote_of(c));
+                        mo.distance = Some(f.key.saturating_sub(c.idx));
+                    }
+                    mo.retraction = undone.as_ref().map(|u| Quote { idx: u.idx, text: u.text.clone() });
                 }
-                let said = sentences(&key_msg.text, 1, QUOTE);
-                mo.retraction = (!said.is_empty()).then_some(Quote { idx: f.key, text: said });
             }
             _ => {}
         }
@@ -1065,7 +1049,7 @@ impl<'a> Builder<'a> {
             // Short sessions: the goal opens the recent story.
             beats.retain(|b| b.idx != g.idx);
             let mut goal = Beat::new("goal", g);
-            goal.quotes.push(sentences(&g.text, 2, 300));
+            goal.quotes.push(super::facts::asked(&g.text, 2, 300));
             beats.insert(0, goal);
         }
         trim_beats(&mut beats, RECENT_BEATS);
@@ -1138,7 +1122,7 @@ impl<'a> Builder<'a> {
             return vec![];
         };
         let mut g = Beat::new("goal", &msgs[goal]);
-        g.quotes.push(sentences(&msgs[goal].text, 2, 300));
+        g.quotes.push(super::facts::asked(&msgs[goal].text, 2, 300));
         beats.push(g);
         let requests: Vec<usize> =
             (goal + 1..end).filter(|&j| msgs[j].is_typed_user() && !is_nudge(&msgs[j].text)).collect();
@@ -1151,12 +1135,12 @@ impl<'a> Builder<'a> {
             let (a, b) = (w[0], w[1]);
             if a != goal {
                 let mut r = Beat::new("request", &msgs[a]);
-                r.quotes.push(sentences(&msgs[a].text, 2, QUOTE));
+                r.quotes.push(super::facts::asked(&msgs[a].text, 2, QUOTE));
                 beats.push(r);
             }
             // The last result with numbers in the segment.
             let found = msgs[a + 1..b].iter().rev().filter(|m| m.role == Role::Assistant).find_map(|m| {
-                let st = statements::statements(&m.text, QUOTE);
+                let st = claims::statements(&m.text, QUOTE);
                 let q: Vec<String> = st
                     .iter()
                     .filter(|x| x.kind == Kind::Conclusion && x.quantified)
@@ -1232,7 +1216,7 @@ impl<'a> Builder<'a> {
                 (Role::User, Origin::Typed) if is_nudge(&m.text) => {}
                 (Role::User, Origin::Typed) => {
                     let mut b = Beat::new("request", m);
-                    b.quotes.push(sentences(&m.text, 2, QUOTE));
+                    b.quotes.push(super::facts::asked(&m.text, 2, QUOTE));
                     beats.push(b);
                 }
                 (Role::System, Origin::CompactSummary) => {
@@ -1279,13 +1263,18 @@ impl<'a> Builder<'a> {
                         }
                         continue;
                     }
-                    let st = statements::statements(&m.text, QUOTE);
+                    let st = claims::statements(&m.text, QUOTE);
                     if let Some(r) = st.iter().find(|x| x.kind == Kind::Retraction) {
                         let mut b = Beat::new("retraction", m);
                         b.quotes.push(r.text.clone());
                         beats.push(b);
                     }
-                    if let Some(c) = facts.iter().find(|c| c.failed() && c.action != "wait") {
+                    if let Some(c) = facts.iter().find(|c| c.output.as_ref().is_some_and(|o| o.interrupted)) {
+                        // Stopped or refused by the person: neither a failure nor a run.
+                        let mut b = Beat::new("stopped", m);
+                        b.command = c.command_short.clone().or_else(|| Some(c.tool.clone()));
+                        beats.push(b);
+                    } else if let Some(c) = facts.iter().find(|c| c.failed() && c.action != "wait") {
                         let mut b = Beat::new(if c.action == "test" { "test" } else { "failure" }, m);
                         b.situations.push("failed");
                         b.command = c.command_short.clone().or_else(|| Some(c.tool.clone()));
@@ -1370,18 +1359,9 @@ impl<'a> Builder<'a> {
         // Weave the findings into the beats of their key messages.
         for f in findings {
             let mo = self.moment(f);
+            let telling = detect::telling(&f.detector);
             let target = absorbed.get(&f.key).copied().or_else(|| {
-                let prefer: &[&str] = match f.detector.as_str() {
-                    "confounded-change" => &["experiment"],
-                    "false-crash-alarm" => &["experiment", "wait", "conclusion"],
-                    "polling-timeout" => &["wait", "experiment"],
-                    "self-correction" => &["retraction"],
-                    "noisy-search" | "grep-tail-pivot" => &["search", "read"],
-                    "empty-user-turn" => &["empty-turn"],
-                    "context-dump" => &["recap"],
-                    "retry-loop" => &["failure", "test"],
-                    _ => &[],
-                };
+                let prefer = telling.beats;
                 let of_key = |b: &Beat| {
                     b.idx == f.key
                         || b.experiment.as_ref().is_some_and(|x| x.wait.as_ref().is_some_and(|w| w.idx == f.key))
@@ -1397,31 +1377,24 @@ impl<'a> Builder<'a> {
                     let mut mo = mo;
                     // Where the beat's own wording tells the finding, the moment only
                     // adds what the beat does not say.
-                    let told = matches!(
-                        (f.detector.as_str(), b.kind),
-                        ("polling-timeout", "wait")
-                            | ("self-correction", "retraction")
-                            | ("empty-user-turn", "empty-turn")
-                            | ("context-dump", "recap")
-                            | ("grep-tail-pivot", "read")
-                    );
-                    if told {
+                    if telling.told_by.contains(&b.kind) {
                         mo.situations.insert(0, "told");
-                        b.situations.insert(0, with_tag(&f.detector));
-                        if f.detector == "empty-user-turn" {
+                        b.situations.insert(0, telling.with_tag);
+                        if mo.gap.is_some() {
                             b.elapsed = mo.gap.clone();
                         }
                     }
-                    if f.detector == "confounded-change" && b.kind == "experiment" {
-                        b.situations.insert(0, "confounded");
-                        if let (Some(x), Some(mx)) = (&mut b.experiment, &mo.experiment) {
-                            x.edits = mx.edits.clone();
-                            x.change_count = mx.change_count;
+                    if let Some((kind, situation)) = telling.marks
+                        && b.kind == kind
+                    {
+                        b.situations.insert(0, situation);
+                        if telling.folds {
+                            if let (Some(x), Some(mx)) = (&mut b.experiment, &mo.experiment) {
+                                x.edits = mx.edits.clone();
+                                x.change_count = mx.change_count;
+                            }
+                            continue;
                         }
-                        continue;
-                    }
-                    if f.detector == "false-crash-alarm" && b.kind == "experiment" {
-                        b.situations.insert(0, "false-alarm");
                     }
                     b.moments.push(mo);
                 }
@@ -1448,27 +1421,6 @@ fn section_headings(text: &str) -> Vec<String> {
     h
 }
 
-/// The last line of a message's outputs that reports progress ("Loading shards: 3% |
-/// 2/64", "Running migrations 120/120", "step 400/1000").
-fn progress_line(m: &Message) -> Option<String> {
-    static PROGRESS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r"(?i)(?:loading|completed|it/s|s/it|\bstep\b|epoch|shard|capturing|downloading|processing|batch|warm|migrat).*(?:\d{1,3}%|\d+\s*/\s*\d+)|(?:\d{1,3}%|\d+\s*/\s*\d+).*(?:loading|completed|it/s|s/it|\bstep\b|epoch|shard|migrat)",
-        )
-        .expect("static regex")
-    });
-    let mut last = None;
-    for c in &m.calls {
-        let Some(r) = &c.result else { continue };
-        for l in r.output.lines() {
-            if l.len() < 2000 && PROGRESS.is_match(l) {
-                last = Some(clip(&one_line(l), 160));
-            }
-        }
-    }
-    last
-}
-
 /// The probe pattern of a crash check: `grep -q Exception log` → `Exception`.
 fn alarm_probe(cmd: &str) -> Option<String> {
     let script = crate::shell::parse(cmd);
@@ -1481,27 +1433,9 @@ fn alarm_probe(cmd: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The sentence that takes a crash or a claim back.
-fn retraction_in(text: &str) -> Option<String> {
-    first_of(text, &[Kind::Retraction])
-}
-
-fn with_tag(detector: &str) -> &'static str {
-    match detector {
-        "polling-timeout" => "with-polling-timeout",
-        "self-correction" => "with-self-correction",
-        "empty-user-turn" => "with-empty-user-turn",
-        "context-dump" => "with-context-dump",
-        "grep-tail-pivot" => "with-grep-tail-pivot",
-        _ => "with-finding",
-    }
-}
-
-/// Files whose edits do not change what runs: notes, plans, docs (as the
-/// `confounded-change` detector counts them).
-fn is_note(path: &str) -> bool {
-    let p = path.to_lowercase();
-    [".md", ".markdown", ".rst", ".txt", ".ipynb", ".log"].iter().any(|e| p.ends_with(e))
+/// A finding's quote as a report quotes it.
+fn quote_of(c: &Cited) -> Quote {
+    Quote { idx: c.idx, text: c.text.clone() }
 }
 
 /// Settings that do not change what runs.

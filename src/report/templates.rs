@@ -24,7 +24,7 @@ use minijinja::value::{Kwargs, Value};
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, State, UndefinedBehavior};
 
 use super::glossary::Glossary;
-use super::text::stable_hash;
+use crate::analysis::text::stable_hash;
 
 /// The default templates, compiled into the binary.
 const EMBEDDED: &[(&str, &str)] = &[
@@ -231,7 +231,7 @@ fn render_phrase(
     let tmpl = state.env().get_template(&phrase_name(table, key, i, ext))?;
     let out = tmpl.render(minijinja::context! { f => facts, x => x })?;
     // Phrase sources may break lines for readability; prose is one line.
-    let out = super::text::tidy_punctuation(&super::text::one_line(&out));
+    let out = crate::analysis::text::tidy_punctuation(&crate::analysis::text::one_line(&out));
     Ok(if ext == "html" { Value::from_safe_string(out) } else { Value::from(out) })
 }
 

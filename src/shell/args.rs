@@ -371,7 +371,7 @@ const RSYNC: Spec = spec(
     Role::Plain,
 );
 const SCP: Spec = spec(b"iPoFlScJ", &[], Role::Plain);
-const SSH: Spec = spec(b"BbcDEeFIiJLlmOopQRSWw", &[], Role::NoFiles);
+const SSH: Spec = spec(super::wrap::SSH_VALUE_FLAGS, &[], Role::NoFiles);
 const JOURNALCTL: Spec = spec(
     b"utpnSUoDMFcg",
     &[

@@ -862,14 +862,16 @@ fn one_megabyte_of_garbage() {
     let t = std::time::Instant::now();
     let _ = parse(&garbage);
     let _ = words(&garbage);
-    assert!(t.elapsed().as_secs() < 5, "took {:?}", t.elapsed());
+    // A guard against a hang or a quadratic blow-up (minutes at this size), not a speed
+    // target: those live in the benchmarks. Generous for a loaded debug build.
+    assert!(t.elapsed().as_secs() < 60, "took {:?}", t.elapsed());
 
     // Pathological repetitions that would be quadratic with naive rescans.
     for unit in ["((", "$((", "<<E\n", "'", "\"", "`", "${", "$(", "a|", "\\\n", "case "] {
         let s = unit.repeat(200_000 / unit.len());
         let t = std::time::Instant::now();
         let _ = parse(&s);
-        assert!(t.elapsed().as_secs() < 2, "{unit:?} took {:?}", t.elapsed());
+        assert!(t.elapsed().as_secs() < 30, "{unit:?} took {:?}", t.elapsed());
     }
 }
 

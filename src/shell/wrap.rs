@@ -283,15 +283,16 @@ fn step(argv: &[String], k: usize, stdin_docs: &[String]) -> (Step, Fx) {
 }
 
 /// Short ssh options that take a value (OpenSSH).
-const SSH_VAL: &[u8] = b"BbcDEeFIiJLlmOopQRSWw";
+/// The short options of `ssh` that take a value (`-p 2222`, `-i key`, `-J jump`).
+pub(crate) const SSH_VALUE_FLAGS: &[u8] = b"BbcDEeFIiJLlmOopQRSWw";
 
 fn ssh(argv: &[String], i: usize, stdin_docs: &[String], fx: &mut Fx) -> Step {
-    let i = opts(argv, i, SSH_VAL, &[], no_opt);
+    let i = opts(argv, i, SSH_VALUE_FLAGS, &[], no_opt);
     let Some(host) = argv.get(i) else {
         return Step::Stop;
     };
     // OpenSSH also accepts options after the destination.
-    let i = opts(argv, i + 1, SSH_VAL, &[], no_opt);
+    let i = opts(argv, i + 1, SSH_VALUE_FLAGS, &[], no_opt);
     let step = if i < argv.len() {
         // ssh joins its arguments with spaces and hands them to the remote
         // shell, so `ssh h grep "a b" f` really runs `grep a b f`.

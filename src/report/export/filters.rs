@@ -130,7 +130,7 @@ fn and_list(state: &State, items: Vec<Value>) -> Value {
 /// A paragraph assembled from phrases, whitespace collapsed: phrases that print
 /// nothing leave no gaps. Markup stays markup.
 fn prose(s: Value) -> Value {
-    let text = crate::report::text::tidy_punctuation(&crate::report::text::one_line(&s.to_string()));
+    let text = crate::analysis::text::tidy_punctuation(&crate::analysis::text::one_line(&s.to_string()));
     if s.is_safe() { Value::from_safe_string(text) } else { Value::from(text) }
 }
 
@@ -144,7 +144,7 @@ fn cell(state: &State, s: Value) -> Value {
 
 /// Seconds as people read a span: "42 s", "9 min 43 s".
 fn duration(n: i64) -> String {
-    crate::report::text::duration(n)
+    crate::analysis::text::duration(n)
 }
 
 /// Lines of an excerpt, joined for a block.
@@ -157,7 +157,7 @@ fn clip(s: Value, n: usize) -> Value {
     if s.is_safe() {
         return s;
     }
-    Value::from(crate::report::text::clip(&s.to_string(), n))
+    Value::from(crate::analysis::text::clip(&s.to_string(), n))
 }
 
 /// The last component of a path.

@@ -8,9 +8,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Serialize;
 
+use super::liveness;
+use super::searches::{LONG_LINE, Shape};
 use super::text::{clip, clock, one_line, secs_between};
-use crate::detect::liveness;
-use crate::detect::searches::{LONG_LINE, Shape};
 use crate::model::{Call, Message};
 use crate::shell::{self, SimpleCommand};
 
@@ -110,7 +110,9 @@ pub struct Revealing {
 }
 
 static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?-u:\b)(traceback|error|exception|fatal|panic(ked)?|segmentation fault|killed|out of memory|oom|refused|timed? ?out|assert(ion)?|no such file|not found|permission denied|failed)(?-u:\b)")
+    // "timeout" alone names a setting as often as a failure (`--timeout MIN` in a help
+    // text): only "timed out" and "timeout after/exceeded" count.
+    Regex::new(r"(?i)(?-u:\b)(traceback|error|exception|fatal|panic(ked)?|segmentation fault|killed|out of memory|oom|refused|timed ?out|timeout (after|exceeded|expired)|etimedout|assert(ion)?|no such file|not found|permission denied|not permitted|failed|does not exist|doesn't exist|unknown (option|command|flag|argument)|unrecognized (option|argument)s?|invalid (option|argument))(?-u:\b)")
         .expect("static regex")
 });
 static ALARM_LINE: LazyLock<Regex> = LazyLock::new(|| {
@@ -138,7 +140,8 @@ static TEST: LazyLock<Regex> = LazyLock::new(|| {
 /// The line a program prints to name its error: `RuntimeError: …`, `error[E0308]: …`,
 /// `fatal: …`, `panicked at …`.
 static ERROR_HEAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)|[Ee]rror(?:\[[A-Z0-9]+\])?|fatal(?: error)?|FATAL|ERROR)(?::| -)\s|panicked at ")
+    // pytest marks the exception line of a failure with "E   ".
+    Regex::new(r"^\s*(?:E\s+)?(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)|[Ee]rror(?:\[[A-Z0-9]+\])?|fatal(?: error)?|FATAL|ERROR)(?::| -)\s|panicked at ")
         .expect("static regex")
 });
 
@@ -168,7 +171,13 @@ impl CallFacts {
             let lines: Vec<&str> = body.lines().collect();
             let chars = body.chars().count();
             let longest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
-            let failed = r.is_error || r.exit_code.is_some_and(|c| c != 0);
+            // A call the person stopped or refused did not fail: it was stopped. A search
+            // that exits 1 printing nothing found nothing — often the answer wanted.
+            let found_nothing = action == "search" && r.exit_code == Some(1) && no_match(body);
+            // Claude Code cancels the calls made beside one that failed: they never ran.
+            let cancelled = body.trim() == "<tool_use_error>Sibling tool call errored</tool_use_error>";
+            let failed =
+                (r.is_error || r.exit_code.is_some_and(|c| c != 0)) && !r.interrupted && !found_nothing && !cancelled;
             // The shape (a dump line, a truncation marker) matters for long outputs only.
             let maybe_cut = ["truncat", "omitted", "removed", "clipped", "too large"].iter().any(|k| body.contains(k));
             let shape = (longest >= LONG_LINE || maybe_cut).then(|| Shape::of(body));
@@ -272,6 +281,16 @@ static BANNER: LazyLock<Regex> = LazyLock::new(|| {
 static PY_EXCEPTION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt):").expect("static regex"));
 
+/// The output of a search that matched nothing: empty, or Codex's sandbox report of an
+/// exit code 1 with empty stdout ("failed in sandbox … exit_code: 1, stdout: StreamOutput
+/// { text: \"\", …").
+fn no_match(body: &str) -> bool {
+    body.trim().is_empty()
+        || (body.starts_with("failed in sandbox")
+            && body.contains("exit_code: 1,")
+            && body.contains("stdout: StreamOutput { text: \"\""))
+}
+
 fn is_noise(line: &str) -> bool {
     NOISE.is_match(line.trim())
 }
@@ -318,10 +337,21 @@ fn error_line(lines: &[&str]) -> Option<String> {
             Some((b, _, _)) => score > *b || (score == *b && score == 4 && PY_EXCEPTION.is_match(l)),
         };
         if better {
-            best = Some((score, i, clip(&one_line(l), LINE_CHARS)));
+            best = Some((score, i, l.to_string()));
         }
     }
-    best.map(|(_, _, l)| l)
+    let (_, i, line) = best?;
+    // "thread 'main' panicked at src/main.rs:305:10:" puts the message on the next line.
+    let line = if line.ends_with(':') {
+        let next = lines[i + 1..].iter().map(|n| ANSI.replace_all(n, "")).find(|n| !n.trim().is_empty());
+        match next.filter(|n| !is_noise(n.trim()) && n.len() < 2000) {
+            Some(n) => format!("{line} {}", n.trim()),
+            None => line,
+        }
+    } else {
+        line
+    };
+    Some(clip(&one_line(&line), LINE_CHARS))
 }
 
 /// Codex wraps outputs in "Exit code / Wall time / Output:" lines, Claude Code's
@@ -335,6 +365,23 @@ fn strip_harness_header(out: &str) -> &str {
         let body = &out[start + "<output>".len()..];
         let body = body.rfind("</output>").map_or(body, |end| &body[..end]);
         return body.strip_prefix('\n').unwrap_or(body);
+    }
+    // Gemini CLI's run_shell_command: `Command: …`, `Directory: …`, `Output: <output>`,
+    // then `Error: (none)`, `Exit Code: N`, `Signal: …`, `Background PIDs: …`, `Process
+    // Group PGID: N` — the program printed what is between.
+    if out.starts_with("Command: ")
+        && let Some(at) = out.find("\nOutput: ").or_else(|| out.find("\nOutput:\n"))
+    {
+        let mut body = &out[at + "\nOutput:".len()..];
+        body = body.strip_prefix(' ').unwrap_or(body);
+        const FOOTER: [&str; 5] =
+            ["Process Group PGID: ", "Background PIDs: ", "Signal: ", "Exit Code: ", "Error: (none)"];
+        while let Some(end) = body.trim_end().rfind('\n')
+            && FOOTER.iter().any(|f| body[end + 1..].starts_with(f))
+        {
+            body = &body[..end];
+        }
+        return if body.trim() == "(empty)" { "" } else { body };
     }
     let head: Vec<&str> = out.lines().take(6).collect();
     if let Some(pos) = head.iter().position(|l| l.trim() == "Output:")
@@ -413,6 +460,21 @@ fn lines_matching(body: &str, lines: &[&str], starts: &[usize], re: &Regex) -> V
     out
 }
 
+/// A command that runs tests: a test runner is the program (behind `python -m`, `uv run`,
+/// `npx` and the like), not an argument (`which pytest`, `head …/bin/pytest`, `python -c
+/// "import pytest"`), and it is not asked only for its version, help or test list.
+fn test_run(text: &str) -> bool {
+    static LAUNCHER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?:(?:python[0-9.]*|py) -m |uv run |poetry run |pipenv run |pdm run |hatch run |npx |pnpm |bundle exec )*")
+            .expect("static regex")
+    });
+    let rest = LAUNCHER.find(text).map_or(text, |m| &text[m.end()..]);
+    TEST.find(rest).is_some_and(|m| m.start() == 0)
+        && !text.split_whitespace().any(|a| {
+            matches!(a, "--version" | "-V" | "--help" | "-h" | "--collect-only" | "--co" | "--fixtures" | "--markers")
+        })
+}
+
 /// What a call did, before its output is looked at.
 #[derive(Default)]
 struct Step {
@@ -438,7 +500,9 @@ fn tool_step(call: &Call) -> Step {
     let action = match name.as_str() {
         "grep" | "glob" | "search" | "find" | "codebase_search" | "grep_search" => "search",
         "read" | "view" | "read_file" | "open" => "read",
-        "edit" | "multiedit" | "str_replace" | "str_replace_editor" | "apply_patch" | "notebookedit" => "edit",
+        "edit" | "multiedit" | "str_replace" | "str_replace_editor" | "replace" | "apply_patch" | "notebookedit" => {
+            "edit"
+        }
         "write" | "create" | "write_file" => "write",
         _ if call.input.as_str().is_some_and(|s| s.contains("*** Begin Patch")) => "edit",
         _ => "tool",
@@ -504,7 +568,7 @@ fn shell_step(cmd: &str) -> Step {
         .iter()
         .find(launched)
         .map(|c| (c, "launch"))
-        .or_else(|| cmds.iter().find(|c| TEST.is_match(&text(c))).map(|c| (c, "test")))
+        .or_else(|| cmds.iter().find(|c| test_run(&text(c))).map(|c| (c, "test")))
         .or_else(|| cmds.iter().find(|c| SEARCH_PROGRAMS.contains(&c.name())).map(|c| (c, "search")))
         .or_else(|| cmds.iter().find(|c| READ_PROGRAMS.contains(&c.name()) && !c.piped_from).map(|c| (c, "read")))
         .or_else(|| {
@@ -658,6 +722,95 @@ mod tests {
             pick("\x1b[31mError: listen EADDRINUSE: address already in use :::3000\x1b[0m").as_deref(),
             Some("Error: listen EADDRINUSE: address already in use :::3000")
         );
+    }
+
+    #[test]
+    fn the_error_line_is_whole_and_help_text_is_no_error() {
+        let pick = |out: &str| error_line(&out.lines().collect::<Vec<_>>());
+        // A Rust panic prints its message on the line after the header.
+        let panic = "thread 'main' panicked at src/main.rs:305:10:\nerror while running tauri application: Runtime(CreateWebview)\nnote: run with `RUST_BACKTRACE=1`";
+        assert_eq!(
+            pick(panic).as_deref(),
+            Some(
+                "thread 'main' panicked at src/main.rs:305:10: error while running tauri application: Runtime(CreateWebview)"
+            )
+        );
+        // pytest's "E   " line over a plugin's warning.
+        let pytest = "failed in sandbox: /x/_pytest/config/__init__.py:331: PluggyTeardownRaisedWarning: A plugin raised an exception\nE   TypeError: unsupported operand type(s) for |";
+        assert_eq!(pick(pytest).as_deref(), Some("E TypeError: unsupported operand type(s) for |"));
+        // A help text mentions timeouts; the error is the unknown option.
+        let help = "Unknown option: --version\nUsage: ralph [OPTIONS]\n    -t, --timeout MIN       Set the execution timeout in minutes (default: 15)\n    ralph --monitor --timeout 30  # 30-minute timeout";
+        assert_eq!(pick(help).as_deref(), Some("Unknown option: --version"));
+        assert_eq!(pick("Usage: ralph\n    -t, --timeout MIN  Set the timeout"), None);
+        // A timeout that happened still counts.
+        assert_eq!(
+            pick("curl: (28) Operation timed out after 5001 ms").as_deref(),
+            Some("curl: (28) Operation timed out after 5001 ms")
+        );
+    }
+
+    #[test]
+    fn a_test_run_runs_the_tests() {
+        for cmd in [
+            "pytest tests/unit -q",
+            "python3 -m pytest tests/ -x",
+            "cd app && TZ=UTC python -m pytest tests/test_a.py 2>&1 | tail -20",
+            "uv run pytest",
+            "cargo test --release",
+            "npm test",
+        ] {
+            assert_eq!(shell_step(cmd).action, "test", "{cmd}");
+        }
+        // Version probes, lookups and reads of a runner are not test runs.
+        for cmd in [
+            "which pytest",
+            "head -n 20 /opt/homebrew/bin/pytest",
+            "python3 -c \"import pytest; print(pytest.__version__)\"",
+            "pytest --version",
+            "python3 -m pytest --version",
+            "pytest --collect-only tests/unit/test_a.py",
+        ] {
+            assert_ne!(shell_step(cmd).action, "test", "{cmd}");
+        }
+    }
+
+    #[test]
+    fn a_search_that_finds_nothing_did_not_fail() {
+        let run = |cmd: &str, out: &str, code: i32| {
+            let call = Call {
+                name: "shell".into(),
+                command: Some(cmd.into()),
+                result: Some(crate::model::CallResult {
+                    output: out.into(),
+                    exit_code: Some(code),
+                    is_error: true,
+                    ..Default::default()
+                }),
+                ..Call::default()
+            };
+            CallFacts::of(&call, &Message::default()).failed()
+        };
+        assert!(!run("rg \"kill-port\"", "", 1));
+        let codex = "failed in sandbox LinuxSeccomp with execution error: Denied { output: ExecToolCallOutput { exit_code: 1, stdout: StreamOutput { text: \"\", truncated_after_lines: None }, stderr: StreamOutput { text: \"\" } } }";
+        assert!(!run("rg -n \"no mcp\" .", codex, 1));
+        // Near misses: a search that broke, and a command that is not a search.
+        assert!(run("rg -n x -g*.rs $(fd codex)", "rg: error parsing glob", 2));
+        assert!(run("which mcp-tools", "", 1));
+        // Claude Code cancelled it beside a call that failed: it never ran.
+        assert!(!run("pytest -q", "<tool_use_error>Sibling tool call errored</tool_use_error>", 1));
+    }
+
+    #[test]
+    fn gemini_shell_outputs_are_read_without_their_frame() {
+        let framed = "Command: ren a b\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 3444";
+        assert_eq!(strip_harness_header(framed), "");
+        let out = "Command: make dist\nDirectory: (root)\nOutput: tar: VERSION: Cannot stat: No such file or directory\nmake: *** [Makefile:41: dist] Error 2\nError: (none)\nExit Code: 2\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 4242";
+        assert_eq!(
+            strip_harness_header(out),
+            "tar: VERSION: Cannot stat: No such file or directory\nmake: *** [Makefile:41: dist] Error 2"
+        );
+        // "Error: (none)" is never the error.
+        assert_eq!(error_line(&strip_harness_header(framed).lines().collect::<Vec<_>>()), None);
     }
 
     #[test]

@@ -10,8 +10,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::calls;
-use super::searches::{self, clip, echoed_literals, payload};
+use super::searches::{self, echoed_literals, payload};
 use super::statements::{clause_before, hedged, prose, sentences};
+use super::text::{clip_line, quote};
 use crate::model::{Message, Role};
 use crate::shell::SimpleCommand;
 
@@ -139,11 +140,11 @@ pub fn describe_probe(c: &SimpleCommand) -> String {
             let pattern = c.flag_value(Some('e'), Some("regexp")).or_else(|| pos.first().copied()).unwrap_or("");
             let file = c.file_args().first().map(|f| f.rsplit('/').next().unwrap_or(f).to_string());
             Some(match file {
-                Some(f) => format!("'{}' {f}", clip(pattern, 30)),
-                None => format!("'{}'", clip(pattern, 30)),
+                Some(f) => format!("'{}' {f}", clip_line(pattern, 30)),
+                None => format!("'{}'", clip_line(pattern, 30)),
             })
         }
-        _ => (!pos.is_empty()).then(|| clip(&pos.iter().take(3).copied().collect::<Vec<_>>().join(" "), 40)),
+        _ => (!pos.is_empty()).then(|| clip_line(&pos.iter().take(3).copied().collect::<Vec<_>>().join(" "), 40)),
     };
     match what {
         Some(w) => format!("{name} {w}"),
@@ -158,6 +159,8 @@ pub struct Alarm {
     pub what: String,
     /// The command of the check, when a check raised it.
     pub command: Option<String>,
+    /// The line that raised it: the verdict as the check printed it, or the sentence.
+    pub line: String,
 }
 
 /// The alarm an assistant message raises, if any: one of its commands echoes a failure
@@ -186,14 +189,20 @@ pub fn alarm(m: &Message) -> Option<Alarm> {
                     .find(|c| is_probe(c))
                     .map(|c| format!(" on {}", describe_probe(c)))
                     .unwrap_or_default();
+                let line = out.lines().find(|l| l.contains(lit.as_str())).unwrap_or(&lit);
                 return Some(Alarm {
                     what: format!("{kind} printed {}{on}", tok.as_str()),
                     command: call.command.clone(),
+                    line: clip_line(line, 160),
                 });
             }
         }
     }
-    crash_statement(&m.text).map(|s| Alarm { what: format!("the assistant said \"{}\"", clip(&s, 80)), command: None })
+    crash_statement(&m.text).map(|s| Alarm {
+        what: format!("the assistant said \"{}\"", clip_line(&s, 80)),
+        command: None,
+        line: clip_line(&s, 160),
+    })
 }
 
 /// The sentence of `text` that states, without hedging, that the process crashed.
@@ -288,7 +297,7 @@ pub fn ready_line(m: &Message) -> Option<String> {
     for o in outputs(m) {
         for line in o.lines().rev() {
             if READY_LINE.is_match(line) && !NOT_READY.is_match(line) {
-                return Some(clip(line, 80));
+                return Some(clip_line(line, 80));
             }
         }
     }
@@ -297,6 +306,16 @@ pub fn ready_line(m: &Message) -> Option<String> {
 
 /// The last progress reading in the message's outputs: label and fraction done.
 pub fn progress(m: &Message) -> Option<(String, f64)> {
+    progress_of(m).map(|(label, f, _)| (label, f))
+}
+
+/// The last line of a message's outputs that reports progress ("Loading safetensors
+/// checkpoint shards: 3% Completed | 2/64", "step 400/1000"), clipped to one line.
+pub fn progress_line(m: &Message) -> Option<String> {
+    progress_of(m).map(|(_, _, line)| line)
+}
+
+fn progress_of(m: &Message) -> Option<(String, f64, String)> {
     let mut last = None;
     for o in outputs(m) {
         for line in o.lines() {
@@ -312,7 +331,7 @@ pub fn progress(m: &Message) -> Option<(String, f64)> {
                     num.zip(den).map(|(n, d)| n / d)
                 };
                 if let Some(f) = frac.filter(|f| *f <= 1.0) {
-                    last = Some((c["label"].trim().to_string(), f));
+                    last = Some((c["label"].trim().to_string(), f, quote(line, 160)));
                 }
             }
         }

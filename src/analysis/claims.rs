@@ -8,8 +8,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Serialize;
 
+use super::liveness;
 use super::text::{clip, one_line, split_sentences};
-use crate::detect::liveness;
 
 /// What a sentence does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -154,6 +154,11 @@ pub fn classify(s: &str) -> Kind {
 }
 
 /// The prose sentences of `text`, each classified and clipped to `max` characters.
+/// The first statement of `text` of one of these kinds, quoted in at most `max` characters.
+pub fn first_of(text: &str, kinds: &[Kind], max: usize) -> Option<String> {
+    statements(text, max).into_iter().find(|s| kinds.contains(&s.kind)).map(|s| s.text)
+}
+
 pub fn statements(text: &str, max: usize) -> Vec<Statement> {
     let mut out = Vec::new();
     for run in prose_runs(text) {

@@ -7,6 +7,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::text::quote;
+
 /// The message text minus fenced code blocks, quoted lines (`> …`) and aider-style
 /// SEARCH/REPLACE bodies; inline code keeps its content (agents name things in it).
 pub fn prose(text: &str) -> String {
@@ -42,12 +44,18 @@ pub fn prose(text: &str) -> String {
 pub fn quote_from(text: &str, sentence: &str, n: usize) -> String {
     let p = prose(text);
     let from = p.find(sentence).map(|i| &p[i..]).unwrap_or(sentence);
-    let one_line = from.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= n {
-        one_line
-    } else {
-        let cut: String = one_line.chars().take(n.saturating_sub(1)).collect();
-        format!("{cut}…")
+    quote(from, n)
+}
+
+/// `sentence` as `text` writes it, with the mark that ends it (`It's still loading!`),
+/// on one line, at most `n` characters.
+pub fn sentence_quote(text: &str, sentence: &str, n: usize) -> String {
+    let p = prose(text);
+    let end = p.find(sentence).map(|i| i + sentence.len());
+    let mark = end.and_then(|e| p[e..].chars().next()).filter(|c| matches!(c, '.' | '!' | '?' | '。' | '！' | '？'));
+    match mark {
+        Some(m) => quote(&format!("{sentence}{m}"), n),
+        None => quote(sentence, n),
     }
 }
 

@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::text::{clip_line, human_bytes};
 use crate::model::Call;
 use crate::shell::{self, Script, SimpleCommand};
 
@@ -127,22 +128,11 @@ impl Shape {
 
     /// "a 14 KB ServerArgs(…) dump line" / "a 14 KB line": the line that swamped it.
     pub fn swamp_phrase(&self) -> String {
-        let size = human_bytes(self.longest.first().copied().unwrap_or(0));
+        let size = human_bytes(self.longest.first().copied().unwrap_or(0) as u64);
         match &self.dump {
             Some(d) => format!("a {size} {d} line"),
             None => format!("a {size} line"),
         }
-    }
-}
-
-/// `14 KB`, `900 B`, `1.2 MB`.
-pub fn human_bytes(n: usize) -> String {
-    if n >= 1_000_000 {
-        format!("{:.1} MB", n as f64 / 1_000_000.0)
-    } else if n >= 1000 {
-        format!("{} KB", (n as f64 / 1000.0).round() as usize)
-    } else {
-        format!("{n} B")
     }
 }
 
@@ -203,17 +193,6 @@ pub fn prefix(s: &str, n: usize) -> &str {
         end -= 1;
     }
     &s[..end]
-}
-
-/// One line for a summary: first line of `s`, at most `n` characters.
-pub fn clip(s: &str, n: usize) -> String {
-    let line = s.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
-    if line.chars().count() <= n {
-        line.to_string()
-    } else {
-        let cut: String = line.chars().take(n.saturating_sub(1)).collect();
-        format!("{cut}…")
-    }
 }
 
 /// Where a search or a read looked: a file (or folder) or a log stream, on a host.
@@ -583,7 +562,7 @@ fn positional_how(c: &SimpleCommand) -> Option<(String, Option<u64>)> {
             if script.contains('/') {
                 return None; // a pattern match as well: a search, not a position
             }
-            Some((format!("awk '{}'", clip(script, 40)), caps[1].parse().ok()))
+            Some((format!("awk '{}'", clip_line(script, 40)), caps[1].parse().ok()))
         }
         "less" | "more" => {
             let plus = c.args.iter().find(|a| a.starts_with('+') && a.len() > 1)?;

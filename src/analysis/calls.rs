@@ -533,6 +533,12 @@ pub fn command_only_looks(c: &SimpleCommand) -> bool {
     }
 }
 
+/// Files whose edits do not change what runs: notes, plans, docs, logs.
+pub fn is_note(path: &str) -> bool {
+    let p = path.to_lowercase();
+    [".md", ".markdown", ".rst", ".txt", ".ipynb", ".log"].iter().any(|e| p.ends_with(e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

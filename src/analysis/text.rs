@@ -1,6 +1,8 @@
-//! Small text helpers for quoting transcripts faithfully: every quote a report prints
-//! is a contiguous piece of the message (whitespace collapsed), cut with "…" where it
-//! is shortened, so a reader — and the citation test — can find it in the message.
+//! The text helpers every quote, summary and count goes through. Every quote is a
+//! contiguous piece of the message (whitespace collapsed), cut with "…" where it is
+//! shortened, so a reader — and the citation test — can find it in the message.
+
+use std::path::Path;
 
 use chrono::{DateTime, Utc};
 
@@ -46,6 +48,62 @@ pub fn clip(s: &str, max: usize) -> String {
 /// One line of a transcript as a quote: collapsed and clipped.
 pub fn quote(s: &str, max: usize) -> String {
     clip(&one_line(s), max)
+}
+
+/// The first line of `s` that is not blank, clipped: how a summary names a command.
+pub fn clip_line(s: &str, max: usize) -> String {
+    clip(first_line(s), max)
+}
+
+/// The first line of `s` that is not blank, trimmed.
+pub fn first_line(s: &str) -> &str {
+    s.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim()
+}
+
+/// `9812` → `9,812`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// "a", "a and b", "a, b and c".
+pub fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// The plural ending for a count: `""` for one, `"s"` otherwise.
+pub fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// A size for people in decimal units: `900 B`, `14 KB`, `1.2 MB`, `3.4 GB`. Kilobytes are
+/// whole numbers; larger units keep one decimal.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["MB", "GB", "TB", "PB"];
+    if n < 1000 {
+        return format!("{n} B");
+    }
+    if n < 1_000_000 {
+        return format!("{} KB", (n as f64 / 1000.0).round() as u64);
+    }
+    let mut v = n as f64 / 1_000_000.0;
+    let mut u = 0;
+    while v >= 1000.0 && u < UNITS.len() - 1 {
+        v /= 1000.0;
+        u += 1;
+    }
+    format!("{v:.1} {}", UNITS[u])
 }
 
 /// The first `n` sentences of the first paragraph of prose (markdown list marks and
@@ -123,6 +181,21 @@ pub fn duration(secs: i64) -> String {
     }
 }
 
+/// A path for people: relative to the current folder when inside it, `~` for home.
+pub fn display_path(p: &Path) -> String {
+    if let Ok(cwd) = std::env::current_dir()
+        && let Ok(rel) = p.strip_prefix(&cwd)
+    {
+        return rel.display().to_string();
+    }
+    if let Some(home) = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf())
+        && let Ok(rel) = p.strip_prefix(&home)
+    {
+        return format!("~/{}", rel.display());
+    }
+    p.display().to_string()
+}
+
 /// Seconds from `a` to `b`, when both are known and in order.
 pub fn secs_between(a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>) -> Option<i64> {
     let d = (b? - a?).num_seconds();
@@ -161,6 +234,21 @@ mod tests {
     fn clip_cuts_at_words() {
         assert_eq!(clip("the output is too long for this", 20), "the output is too…");
         assert_eq!(clip("short", 20), "short");
+    }
+
+    #[test]
+    fn counts_and_sizes_read_naturally() {
+        assert_eq!(thousands(9812), "9,812");
+        assert_eq!(thousands(123), "123");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(and_list(&["a".into(), "b".into(), "c".into()]), "a, b and c");
+        assert_eq!(and_list(&["a".into()]), "a");
+        assert_eq!(human_bytes(900), "900 B");
+        assert_eq!(human_bytes(14_200), "14 KB");
+        assert_eq!(human_bytes(1_234_567), "1.2 MB");
+        assert_eq!(human_bytes(3_400_000_000), "3.4 GB");
+        assert_eq!(quote("tail  -50\n x", 20), "tail -50 x");
+        assert_eq!(first_line("\n  \n  grep x\nmore"), "grep x");
     }
 
     #[test]

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Write the report-truth fixtures: small sessions with the shapes of real ones that the
+write-ups got wrong (issue 17), one file per shape, in the formats the real ones were in.
+Run from this folder: python3 gen.py (the files are committed; this is how they were made).
+"""
+import json
+
+SESSION = "5e55a1c0-7a11-4000-8000-0000000017aa"
+
+
+class Claude:
+    """Claude Code records (2.1.x): one line per content block, as the CLI streams them."""
+
+    def __init__(self, cwd="/home/ann/src/app"):
+        self.lines, self.n, self.parent, self.cwd = [], 0, None, cwd
+
+    def _push(self, kind, message, ts, **extra):
+        self.n += 1
+        uuid = f"00000000-0000-4000-8000-{self.n:012d}"
+        rec = {"parentUuid": self.parent, "isSidechain": False, "userType": "external", "cwd": self.cwd,
+               "sessionId": SESSION, "version": "2.1.30", "gitBranch": "main", "type": kind,
+               "message": message, "uuid": uuid, "timestamp": ts}
+        rec.update(extra)
+        self.parent = uuid
+        self.lines.append(json.dumps(rec, ensure_ascii=False))
+
+    def user(self, text, ts):
+        self._push("user", {"role": "user", "content": text}, ts)
+
+    def _block(self, mid, block, ts):
+        self._push("assistant", {"model": "claude-sonnet-4-5", "id": mid, "type": "message",
+                                 "role": "assistant", "content": [block]}, ts)
+
+    def text(self, mid, text, ts):
+        self._block(mid, {"type": "text", "text": text}, ts)
+
+    def thinking(self, mid, text, ts):
+        self._block(mid, {"type": "thinking", "thinking": text, "signature": "sig"}, ts)
+
+    def tool(self, mid, tid, name, inp, ts):
+        self._block(mid, {"type": "tool_use", "id": tid, "name": name, "input": inp}, ts)
+
+    def result(self, tid, content, ts, is_error=False):
+        self._push("user", {"role": "user", "content": [
+            {"tool_use_id": tid, "type": "tool_result", "content": content, "is_error": is_error}]},
+            ts, toolUseResult=content)
+
+    def write(self, path):
+        with open(path, "w") as f:
+            f.write("\n".join(self.lines) + "\n")
+
+
+def user_correction():
+    """A person corrects a wrong belief; the episode on that turn, and on the last message."""
+    c = Claude()
+    c.user("push my notes repository", "2026-03-05T10:00:00.000Z")
+    c.text("msg_a1", "Let me find the repository first.", "2026-03-05T10:00:04.000Z")
+    c.tool("msg_a1", "toolu_a1", "Bash", {"command": "cd ~/notes && git status"}, "2026-03-05T10:00:05.000Z")
+    c.result("toolu_a1", "Exit code 1\n(eval):cd:1: no such file or directory: /home/ann/notes",
+             "2026-03-05T10:00:06.000Z", is_error=True)
+    c.thinking("msg_a2", "It is not in the home folder. Maybe it has to be cloned from GitHub.",
+               "2026-03-05T10:00:09.000Z")
+    c.text("msg_a2", "The notes repository does not exist on this machine. Shall I clone it?",
+           "2026-03-05T10:00:10.000Z")
+    c.user("no, it is in ~/Documents/notes", "2026-03-05T10:00:30.000Z")
+    c.tool("msg_a3", "toolu_a3", "Bash", {"command": "cd ~/Documents/notes && git push"},
+           "2026-03-05T10:00:33.000Z")
+    c.result("toolu_a3", "Everything up-to-date", "2026-03-05T10:00:35.000Z")
+    c.text("msg_a4", "Pushed: the branch was already up to date with origin.", "2026-03-05T10:00:38.000Z")
+    c.write("claude-code-user-correction.jsonl")
+
+
+def user_stops():
+    """The person stops one call at the device-login prompt and refuses another at the
+    permission prompt; a third call really fails."""
+    c = Claude()
+    c.user("log in to GitHub", "2026-03-05T11:00:00.000Z")
+    c.tool("msg_b1", "toolu_b1", "Bash", {"command": "gh auth login"}, "2026-03-05T11:00:03.000Z")
+    c.result("toolu_b1", "Exit code 137\n[Request interrupted by user for tool use]\n! First copy your one-time code: AB12-CD34\n"
+             "Open this URL to continue in your web browser: https://github.com/login/device",
+             "2026-03-05T11:00:40.000Z", is_error=True)
+    c.user("[Request interrupted by user for tool use]", "2026-03-05T11:00:40.500Z")
+    c.user("try again", "2026-03-05T11:00:50.000Z")
+    c.tool("msg_b2", "toolu_b2", "Bash", {"command": "gh repo clone ann/notes ~/notes"}, "2026-03-05T11:00:53.000Z")
+    c.result("toolu_b2", "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was "
+             "a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user "
+             "to tell you how to proceed.", "2026-03-05T11:01:20.000Z", is_error=True)
+    c.user("[Request interrupted by user for tool use]", "2026-03-05T11:01:20.500Z")
+    c.user("just check the status", "2026-03-05T11:01:30.000Z")
+    c.tool("msg_b3", "toolu_b3", "Bash", {"command": "gh auth status"}, "2026-03-05T11:01:33.000Z")
+    c.result("toolu_b3", "Exit code 1\nYou are not logged into any GitHub hosts. To log in, run: gh auth login",
+             "2026-03-05T11:01:34.000Z", is_error=True)
+    c.text("msg_b4", "You are not logged in; run `gh auth login` in your terminal.", "2026-03-05T11:01:37.000Z")
+    c.write("claude-code-user-stops.jsonl")
+
+
+def claude_batch():
+    """Calls composed in one message: the todo list and a long file written first, a shell
+    command last; nothing runs until the whole message is written. Then a question to the
+    person, answered minutes later."""
+    c = Claude()
+    c.user("write a pre-commit hook that runs the linter, and install it", "2026-03-05T12:00:00.000Z")
+    c.text("msg_c1", "I'll track this and write the hook.", "2026-03-05T12:00:05.000Z")
+    c.tool("msg_c1", "toolu_c1", "TodoWrite", {"todos": [{"content": "Write the hook", "status": "in_progress",
+                                                           "activeForm": "Writing the hook"}]}, "2026-03-05T12:00:06.000Z")
+    hook = "#!/bin/sh\n# Runs the linter on staged files.\n" + "ruff check $(git diff --cached --name-only -- '*.py')\n"
+    c.tool("msg_c1", "toolu_c2", "Write", {"file_path": "/home/ann/src/app/.git/hooks/pre-commit", "content": hook},
+           "2026-03-05T12:01:50.000Z")
+    c.tool("msg_c1", "toolu_c3", "Bash", {"command": "chmod +x .git/hooks/pre-commit && .git/hooks/pre-commit"},
+           "2026-03-05T12:01:51.000Z")
+    c.result("toolu_c1", "Todos have been modified successfully.", "2026-03-05T12:01:51.200Z")
+    c.result("toolu_c2", "File created successfully at: /home/ann/src/app/.git/hooks/pre-commit", "2026-03-05T12:01:51.400Z")
+    c.result("toolu_c3", "All checks passed!", "2026-03-05T12:01:54.000Z")
+    c.tool("msg_c2", "toolu_c4", "AskUserQuestion", {"questions": [{"question": "Also run the tests in the hook?",
+                                                                    "header": "Tests", "multiSelect": False,
+                                                                    "options": [{"label": "Yes"}, {"label": "No"}]}]},
+           "2026-03-05T12:02:00.000Z")
+    c.result("toolu_c4", 'User has answered your questions: "Also run the tests in the hook?"="No"',
+             "2026-03-05T12:05:30.000Z")
+    c.text("msg_c3", "The hook is installed and runs ruff on staged Python files.", "2026-03-05T12:05:35.000Z")
+    c.write("claude-code-batch.jsonl")
+
+
+def gemini(path, messages, start, updated):
+    """A Gemini CLI chat recording (session-*.json)."""
+    with open(path, "w") as f:
+        json.dump({"sessionId": "9d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6", "projectHash": "ab" * 32,
+                   "startTime": start, "lastUpdated": updated, "messages": messages}, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+
+
+def gemini_shell(call_id, command, output, exit_code, ts, status="success"):
+    body = (f"Command: {command}\nDirectory: (root)\nOutput: {output}\nError: (none)\nExit Code: {exit_code}\n"
+            "Signal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 4242")
+    return {"id": call_id, "name": "run_shell_command", "args": {"command": command}, "status": status,
+            "timestamp": ts, "result": [{"functionResponse": {"id": call_id, "name": "run_shell_command",
+                                                              "response": {"output": body}}}]}
+
+
+def gemini_left_open():
+    """Two minutes of work in a file whose "lastUpdated" is 45 minutes later (the window
+    was left open); the shell's own footer ("Error: (none)", "Process Group PGID") on
+    every output."""
+    gemini("gemini-left-open.json", [
+        {"id": "g1", "timestamp": "2026-01-02T09:00:00.000Z", "type": "user",
+         "content": "rename refind_x64.efi to grubx64.efi in E:\\EFI\\refind"},
+        {"id": "g2", "timestamp": "2026-01-02T09:00:10.000Z", "type": "gemini",
+         "content": "I will rename the rEFInd binary.",
+         "toolCalls": [gemini_shell("run_shell_command-1767344410000-1", "ren E:\\EFI\\refind\\refind_x64.efi grubx64.efi",
+                                    "(empty)", 0, "2026-01-02T09:00:40.000Z")]},
+        {"id": "g3", "timestamp": "2026-01-02T09:00:45.000Z", "type": "gemini",
+         "content": "I will check that the file is there.",
+         "toolCalls": [gemini_shell("run_shell_command-1767344445000-1", "dir E:\\EFI\\refind",
+                                    "grubx64.efi\nrefind.conf", 0, "2026-01-02T09:00:47.000Z")]},
+        {"id": "g4", "timestamp": "2026-01-02T09:02:00.000Z", "type": "gemini",
+         "content": "The binary is renamed to grubx64.efi."},
+    ], "2026-01-02T09:00:00.000Z", "2026-01-02T09:45:00.000Z")
+
+
+class Codex:
+    """A Codex CLI rollout as 0.4x–0.6x write it: a call and its output are written
+    together when the call has finished."""
+
+    def __init__(self, cwd="/home/ann/src/web"):
+        self.lines, self.cwd = [], cwd
+        self.rec("session_meta", {"id": "019ac61c-0000-7000-8000-0000000017cc", "timestamp": "2025-11-27T16:00:00.000Z",
+                                  "cwd": cwd, "originator": "codex_vscode", "cli_version": "0.61.1-alpha.1",
+                                  "source": "vscode", "model_provider": "openai"}, "2025-11-27T16:00:00.000Z")
+
+    def rec(self, kind, payload, ts):
+        self.lines.append(json.dumps({"timestamp": ts, "type": kind, "payload": payload}, ensure_ascii=False))
+
+    def user(self, text, ts):
+        self.rec("turn_context", {"cwd": self.cwd, "approval_policy": "never",
+                                  "sandbox_policy": {"type": "danger-full-access"}, "model": "gpt-5.1-codex-max"}, ts)
+        self.rec("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}, ts)
+        self.rec("event_msg", {"type": "user_message", "message": text, "images": []}, ts)
+
+    def shell(self, call_id, command, output, exit_code, wall, ts, timeout_ms=120000):
+        args = json.dumps({"command": command, "timeout_ms": timeout_ms})
+        self.rec("response_item", {"type": "function_call", "name": "shell_command", "arguments": args, "call_id": call_id}, ts)
+        self.rec("response_item", {"type": "function_call_output", "call_id": call_id,
+                                   "output": f"Exit code: {exit_code}\nWall time: {wall} seconds\nOutput:\n{output}"}, ts)
+
+    def say(self, text, ts):
+        self.rec("response_item", {"type": "message", "role": "assistant",
+                                   "content": [{"type": "output_text", "text": text}]}, ts)
+
+    def write(self, path):
+        with open(path, "w") as f:
+            f.write("\n".join(self.lines) + "\n")
+
+
+def codex_written_late():
+    """Launches whose records carry the time they ended; the request under the IDE
+    extension's heading."""
+    c = Codex()
+    c.user("# Context from my IDE setup:\n\n## Active file: src/App.tsx\n\n## My request for Codex:\nstart the dev server",
+           "2025-11-27T16:00:05.000Z")
+    c.shell("call_d1", "npm run dev", "> web@1.0.0 dev\n> vite\n\nerror when starting dev server:\n"
+            "Error: Port 5173 is already in use", 1, "4.2", "2025-11-27T16:00:15.000Z")
+    c.shell("call_d2", "npx kill-port 5173", "Process on port 5173 killed", 0, "2.1", "2025-11-27T16:00:25.000Z")
+    c.shell("call_d3", "npm run dev -- --port 5173", "> web@1.0.0 dev\n> vite --port 5173\n\n  VITE v5.4.0  ready in 300 ms\n"
+            "  ➜  Local:   http://localhost:5173/", 124, "120.3", "2025-11-27T16:02:30.000Z")
+    c.say("The dev server is up on http://localhost:5173/.", "2025-11-27T16:02:35.000Z")
+    c.write("codex-written-late.jsonl")
+
+
+if __name__ == "__main__":
+    codex_written_late()
+    claude_batch()
+    gemini_left_open()
+    user_correction()
+    user_stops()

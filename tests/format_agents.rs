@@ -1,0 +1,312 @@
+//! The agents added after the first nine: their readers on the project's own samples
+//! (`corpus/<format>/`, each written field for field after the agent's own source or
+//! docs, named in the sample's test), one snapshot of the normalized session per sample,
+//! and the agents that share another agent's file shape named by their own folders.
+//! The real samples found for these agents are read by `tests/real_agents.rs`.
+
+mod common;
+
+use std::path::Path;
+
+use common::{call_counts, corpus, resumes_reproduce_the_full_parse, uncovered_lines};
+use debrief::formats;
+use debrief::model::{Origin, Role, Session};
+
+/// Parse a corpus sample, which must read clean (no bad record, no drift), with the
+/// given format; the snapshot of its session is `name`.
+fn sample(rel: &str, format: &str, name: &str) -> Session {
+    let path = corpus(rel);
+    let parsed = formats::parse_file(&path, None).unwrap_or_else(|e| panic!("{rel}: {e:#}"));
+    assert_eq!(parsed.format.id(), format, "{rel}");
+    assert!(parsed.bad.is_empty(), "{rel}: {:?}", parsed.bad);
+    assert!(parsed.unknown.is_empty(), "{rel}: {:?}", parsed.unknown);
+    assert_eq!(parsed.sessions.len(), 1, "{rel}");
+    let mut s = parsed.sessions.into_iter().next().unwrap();
+    let mut snap = s.clone();
+    snap.meta.source = Path::new(rel).file_name().unwrap().into();
+    snap.meta.host = None;
+    insta::assert_yaml_snapshot!(name, snap);
+    s.meta.host = None;
+    s
+}
+
+fn roles(s: &Session) -> Vec<(Role, Origin)> {
+    s.messages.iter().map(|m| (m.role, m.origin)).collect()
+}
+
+const QWEN: &str = "qwen-code/-home-dev-shop/chats/7c2f4a10-5b3e-4d8a-9f61-2e0b7d4c9a13.jsonl";
+
+/// Written after Qwen Code's `ChatRecord` (`packages/core/src/services/
+/// chatRecordingService.ts`): user / assistant / tool_result / system records with a
+/// Gemini `Content` in `message`, `toolCallResult` beside the `functionResponse`, and the
+/// shell tool's output as Gemini CLI's `run_shell_command` formats it (which Qwen kept).
+#[test]
+fn qwen_code_records() {
+    let s = sample(QWEN, "qwen-code", "qwen-code");
+    assert_eq!(s.meta.agent, "Qwen Code");
+    assert_eq!(s.meta.id, "7c2f4a10-5b3e-4d8a-9f61-2e0b7d4c9a13");
+    assert_eq!(s.meta.cwd.as_deref(), Some("/home/dev/shop"));
+    assert_eq!(s.meta.model.as_deref(), Some("qwen3-coder-plus"));
+    assert_eq!(s.meta.title.as_deref(), Some("Round cart totals to cents"));
+    assert_eq!(s.meta.agent_version.as_deref(), Some("0.15.6"));
+    use Origin::*;
+    use Role::*;
+    assert_eq!(
+        roles(&s),
+        vec![
+            (User, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (System, CompactSummary),
+            (System, Injected),
+            (User, Typed),
+            (Assistant, Typed),
+        ]
+    );
+    let first = s.message(2).unwrap();
+    assert_eq!(first.thinking, "Run the tests first to see the failing assertion.");
+    let run = &first.calls[0];
+    assert_eq!(run.command.as_deref(), Some("npm test -- cart"));
+    let r = run.result.as_ref().unwrap();
+    assert_eq!((r.exit_code, r.is_error, r.line), (Some(1), true, Some(4)));
+    // A failed edit: the tool's error, no exit code.
+    let edit = s.message(3).unwrap().calls[0].result.as_ref().unwrap();
+    assert!(edit.is_error && edit.exit_code.is_none() && edit.output.starts_with("Failed to edit"));
+    // Two calls in one response, results in two records.
+    let both = s.message(5).unwrap();
+    assert_eq!(both.calls.len(), 2);
+    assert_eq!(both.calls[1].result.as_ref().unwrap().exit_code, Some(0));
+    assert_eq!((both.line, both.end_line), (Some(9), Some(11)));
+    assert!(s.message(10).unwrap().calls[0].result.as_ref().unwrap().interrupted);
+    assert_eq!(call_counts(&s), (6, 3, 2, 0));
+    // Telemetry and the title are the only records that make no message.
+    let left = uncovered_lines(&corpus(QWEN), std::slice::from_ref(&s), |l| {
+        l.contains("\"subtype\":\"ui_telemetry\"") || l.contains("\"subtype\":\"custom_title\"")
+    });
+    assert!(left.is_empty(), "{left:?}");
+    assert!(resumes_reproduce_the_full_parse(&corpus(QWEN), formats::by_id("qwen-code").unwrap(), 8) > 2);
+}
+
+/// Claude Code's reader does not claim Qwen Code's records (same envelope, Gemini
+/// content), and Qwen Code's reader does not claim Claude Code's.
+#[test]
+fn qwen_and_claude_records_are_told_apart() {
+    let qwen = r#"{"uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-05-05T11:08:38.572Z","type":"user","cwd":"/w","version":"0.15.6","message":{"role":"user","parts":[{"text":"hi"}]}}"#;
+    let claude = r#"{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/w","sessionId":"s","version":"2.1.9","type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","timestamp":"2026-05-05T11:08:38.572Z"}"#;
+    let id = |t: &str| formats::detect(Path::new("s.jsonl"), t.as_bytes()).map(|f| f.id());
+    assert_eq!(id(qwen), Some("qwen-code"));
+    assert_eq!(id(claude), Some("claude-code"));
+}
+
+const IFLOW: &str = "iflow/-home-dev-retagger/session-3b9e1c42-8d0f-4a6b-b2e5-71f4c0a9d856.jsonl";
+
+/// Written after the shape of a real iFlow CLI session (the one `tests/real_agents.rs`
+/// reads): Claude Code's record envelope, `sessionId` = the file name, a reply streamed as
+/// a burst of records that each repeat the calls of the one before, Gemini CLI's tool
+/// names. The shell output's "Exit Code" lines follow Gemini CLI's `run_shell_command`.
+#[test]
+fn iflow_bursts_are_one_reply_and_repeated_calls_one_call() {
+    let s = sample(IFLOW, "iflow", "iflow");
+    assert_eq!(s.meta.agent, "iFlow CLI");
+    assert_eq!(s.meta.id, "session-3b9e1c42-8d0f-4a6b-b2e5-71f4c0a9d856");
+    assert_eq!(s.meta.parent_session, None);
+    assert_eq!(s.meta.model.as_deref(), Some("glm-4.7"));
+    use Origin::*;
+    use Role::*;
+    assert_eq!(
+        roles(&s),
+        vec![
+            (User, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (User, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed)
+        ]
+    );
+    // Three records, two calls: the windows repeat `call_c1` and `call_c2`.
+    let burst = s.message(2).unwrap();
+    assert_eq!(burst.calls.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["call_c1", "call_c2"]);
+    assert_eq!((burst.line, burst.end_line), (Some(2), Some(6)));
+    let test = burst.calls[0].result.as_ref().unwrap();
+    assert_eq!((test.exit_code, test.is_error), (Some(101), true));
+    assert!(s.message(3).unwrap().calls[0].result.as_ref().unwrap().is_error);
+    assert_eq!(s.message(6).unwrap().calls[0].result.as_ref().unwrap().exit_code, Some(0));
+    assert_eq!(call_counts(&s), (5, 2, 2, 0));
+    assert!(uncovered_lines(&corpus(IFLOW), std::slice::from_ref(&s), |_| false).is_empty());
+    // The same records in Claude Code's files are Claude Code's.
+    let claude =
+        std::fs::read_to_string(corpus(IFLOW)).unwrap().replace("\"sessionId\":\"session-", "\"sessionId\":\"");
+    assert_eq!(formats::detect(Path::new("x.jsonl"), claude.as_bytes()).map(|f| f.id()), Some("claude-code"));
+}
+
+/// A file of another agent's shape in the folder of an agent that writes that shape is
+/// that agent's: the format says how it is read, the session who wrote it.
+#[test]
+fn shared_shapes_are_named_by_their_folders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = |from: &str, to: &str| {
+        let dest = tmp.path().join(to);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::copy(corpus(from), &dest).unwrap();
+        dest
+    };
+    let codex = walkdir::WalkDir::new(corpus("codex"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.file_name().to_string_lossy().starts_with("rollout-"))
+        .unwrap()
+        .into_path();
+    let codex_rel = codex.strip_prefix(corpus("")).unwrap().to_string_lossy().into_owned();
+    let checkpoint = walkdir::WalkDir::new(corpus("gemini-checkpoint"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.file_type().is_file())
+        .unwrap()
+        .into_path();
+    let checkpoint_rel = checkpoint.strip_prefix(corpus("")).unwrap().to_string_lossy().into_owned();
+    for (from, to, format, agent) in [
+        (codex_rel.as_str(), ".trae/cli/sessions/2026/08/01/rollout-x.jsonl", "codex", "TRAE CLI"),
+        (codex_rel.as_str(), ".codex/sessions/2026/08/01/rollout-x.jsonl", "codex", "Codex CLI"),
+        (checkpoint_rel.as_str(), ".qwen/tmp/9f3e/checkpoint-fix.json", "gemini-checkpoint", "Qwen Code"),
+    ] {
+        let path = copy(from, to);
+        let parsed = formats::parse_file(&path, None).unwrap();
+        assert_eq!(parsed.format.id(), format, "{to}");
+        assert_eq!(parsed.sessions[0].meta.agent, agent, "{to}");
+    }
+}
+
+const COPILOT_CLI: &str = "copilot-cli/session-state/5d1e7a3c-2b94-4f0e-8c61-a7d3f2e9b048/events.jsonl";
+
+/// Written after the session events the Copilot SDK publishes (`nodejs/src/generated/
+/// session-events.ts` of `github/copilot-sdk`): the envelope, `session.start` with its
+/// context, `user.message`, `assistant.reasoning`, `assistant.message` with
+/// `toolRequests`, `tool.execution_complete` with `result.contents` (the `terminal` item's
+/// `exitCode`) or `error`, `abort`, `session.compaction_complete`. The result texts are
+/// illustrative; the `<exited with exit code N>` ending is the one the shell tool's text
+/// carries in real sessions.
+#[test]
+fn copilot_cli_events() {
+    let s = sample(COPILOT_CLI, "copilot-cli", "copilot-cli");
+    assert_eq!(s.meta.agent, "GitHub Copilot CLI");
+    assert_eq!(s.meta.id, "5d1e7a3c-2b94-4f0e-8c61-a7d3f2e9b048");
+    assert_eq!(s.meta.cwd.as_deref(), Some("/home/dev/api"));
+    assert_eq!(s.meta.git_branch.as_deref(), Some("fix-timeouts"));
+    assert_eq!(s.meta.model.as_deref(), Some("gpt-5.4"));
+    assert_eq!(s.meta.agent_version.as_deref(), Some("1.0.63"));
+    use Origin::*;
+    use Role::*;
+    assert_eq!(
+        roles(&s),
+        vec![
+            (User, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (User, Typed),
+            (User, Interrupt),
+            (Assistant, Typed),
+            (System, CompactSummary),
+            (Assistant, Typed),
+        ]
+    );
+    // The person's words, not the harness's `transformedContent`.
+    assert_eq!(s.message(1).unwrap().text, "the integration tests time out, find out why");
+    let first = s.message(2).unwrap();
+    assert_eq!(first.thinking, "Run the integration suite to see which test hangs.");
+    let r = first.calls[0].result.as_ref().unwrap();
+    assert_eq!((r.exit_code, r.is_error, r.line), (Some(1), true, Some(8)));
+    // Reading an async shell continues the call that started it.
+    let start = &s.message(3).unwrap().calls[0];
+    let read = &s.message(4).unwrap().calls[0];
+    assert_eq!(read.continues.as_deref(), Some(start.id.as_str()));
+    assert_eq!(read.command, None);
+    assert!(s.message(5).unwrap().calls[0].result.as_ref().unwrap().is_error);
+    let rerun = s.message(8).unwrap().calls[0].result.as_ref().unwrap();
+    assert_eq!((rerun.exit_code, rerun.is_error), (Some(0), false));
+    assert_eq!(call_counts(&s), (6, 3, 2, 0));
+    // Session start, model change, turn markers, the tool start and shutdown are bookkeeping.
+    let left = uncovered_lines(&corpus(COPILOT_CLI), std::slice::from_ref(&s), |l| {
+        ["session.start", "session.model_change", "assistant.turn_", "tool.execution_start", "session.shutdown"]
+            .iter()
+            .any(|k| l.contains(&format!("\"type\":\"{k}")))
+    });
+    assert!(left.is_empty(), "{left:?}");
+}
+
+const COPILOT_CHAT: &str = "copilot-chat/workspaceStorage/7f3a9c21e4b8d05f6a1c2e3d4b5a6978/chatSessions/b6e0c4d2-3a19-4f57-8e21-9c7d5a0b3f64.json";
+
+/// Written after VS Code's `ISerializableChatData` (`src/vs/workbench/contrib/chat/common/
+/// chatModel.ts`) and the terminal tool's `toolSpecificData` (`commandLine.original`,
+/// `terminalCommandOutput.text`, `terminalCommandState.exitCode`) as real Copilot agent
+/// sessions exported by SpecStory show them (`../shared/corpus-real-new/specstory`).
+#[test]
+fn copilot_chat_requests_and_tool_invocations() {
+    let s = sample(COPILOT_CHAT, "copilot-chat", "copilot-chat");
+    assert_eq!(s.meta.agent, "VS Code Copilot Chat");
+    assert_eq!(s.meta.id, "b6e0c4d2-3a19-4f57-8e21-9c7d5a0b3f64");
+    assert_eq!(s.meta.cwd.as_deref(), Some("/home/dev/widget app"));
+    assert_eq!(s.meta.title.as_deref(), Some("Fix WidgetTest week range"));
+    assert_eq!(s.meta.model.as_deref(), Some("copilot/gpt-5.1-codex"));
+    use Origin::*;
+    use Role::*;
+    assert_eq!(
+        roles(&s),
+        vec![
+            (User, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (User, Typed),
+            (Assistant, Typed),
+            (User, Interrupt)
+        ]
+    );
+    let first = s.message(2).unwrap();
+    assert_eq!(first.thinking, "Run the failing test first.");
+    let run = &first.calls[0];
+    assert_eq!(run.command.as_deref(), Some("./gradlew test --tests WidgetTest"));
+    let r = run.result.as_ref().unwrap();
+    assert_eq!((r.exit_code, r.is_error), (Some(1), true));
+    assert!(r.output.contains("expected:<7> but was:<6>"));
+    assert_eq!(first.calls[1].input["filePath"], "/home/dev/widget app/src/Widget.kt");
+    // Text after the calls is the model's next round.
+    assert_eq!(s.message(3).unwrap().text, "The range drops the last day; it must be `0 until 7`.");
+    assert_eq!(s.message(3).unwrap().calls[1].result.as_ref().unwrap().exit_code, Some(0));
+    assert!(s.message(6).unwrap().calls[0].result.as_ref().unwrap().interrupted);
+    assert_eq!(call_counts(&s), (5, 3, 1, 0));
+}
+
+/// The operation log newer VS Code writes (`chatSessions/<id>.jsonl`) reads as the
+/// document it rebuilds: the first line is the session, later lines set, push and
+/// delete values at key paths.
+#[test]
+fn copilot_chat_operation_log_is_replayed() {
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(corpus(COPILOT_CHAT)).unwrap()).unwrap();
+    let mut first = doc.clone();
+    let requests = first["requests"].as_array_mut().unwrap().drain(..).collect::<Vec<_>>();
+    first["customTitle"] = "draft".into();
+    let ops = [
+        serde_json::json!({"kind": 0, "v": first}),
+        serde_json::json!({"kind": 2, "k": ["requests"], "v": [requests[0]]}),
+        serde_json::json!({"kind": 1, "k": ["customTitle"], "v": "Fix WidgetTest week range"}),
+        serde_json::json!({"kind": 2, "k": ["requests"], "v": [requests[1]]}),
+        serde_json::json!({"kind": 3, "k": ["requests", 1, "result", "metadata"]}),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("b6e0c4d2-3a19-4f57-8e21-9c7d5a0b3f64.jsonl");
+    let text: String = ops.iter().map(|o| format!("{o}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    let parsed = formats::parse_file(&path, None).unwrap();
+    assert_eq!(parsed.format.id(), "copilot-chat");
+    let from_log = &parsed.sessions[0];
+    let from_doc = formats::parse_file(&corpus(COPILOT_CHAT), None).unwrap().sessions.remove(0);
+    assert_eq!(from_log.messages, from_doc.messages);
+    assert_eq!(from_log.meta.title.as_deref(), Some("Fix WidgetTest week range"));
+}

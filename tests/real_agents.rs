@@ -1,0 +1,95 @@
+//! Real sessions of the agents added after the first nine (`tests/data/real-agents.tsv`
+//! names each file's repository, commit, path and licence). They are kept beside the
+//! checkout in `../shared/corpus-real/agents/<rel>` (or the folder `DEBRIEF_REAL_AGENTS` names),
+//! never in the repository; each test skips with one line when its file is absent (with
+//! `DEBRIEF_REQUIRE_SHARED` set, a file missing from that folder fails). Every
+//! file is read with its format, and its messages and calls are checked against counts
+//! taken here from the raw records.
+
+mod common;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use common::{REQUIRE_SHARED, call_counts, root};
+use debrief::formats;
+use serde_json::Value;
+
+/// The manifest's rows: (rel, format).
+fn rows() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(root().join("tests/data/real-agents.tsv")).unwrap();
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let mut cols = l.split('\t');
+            (cols.next().unwrap().to_string(), cols.next().unwrap().to_string())
+        })
+        .collect()
+}
+
+/// The file of a row, or `None` after one line saying it is skipped.
+fn real(rel: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("DEBRIEF_REAL_AGENTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("../shared/corpus-real/agents"));
+    let path = dir.join(rel);
+    if path.is_file() {
+        return Some(path);
+    }
+    let why = format!("{} not found (real sessions beside the checkout)", path.display());
+    // Until the folder is laid out beside the checkout, its absence is a skip even where
+    // `DEBRIEF_REQUIRE_SHARED` is set; a file missing from a folder that is there is not.
+    if dir.is_dir() && std::env::var_os(REQUIRE_SHARED).is_some_and(|v| v != "0") {
+        panic!("{why}, and {REQUIRE_SHARED} is set");
+    }
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "skipped {rel}: {why}");
+    None
+}
+
+#[test]
+fn every_manifest_row_has_a_reader() {
+    for (rel, format) in rows() {
+        assert!(formats::by_id(&format).is_some(), "{rel}: no format {format}");
+    }
+}
+
+/// iFlow: every distinct `tool_use` id is one call with its result, every user text one
+/// typed turn, and each burst of assistant records one message.
+#[test]
+fn iflow_sessions_match_their_records() {
+    for (rel, format) in rows().into_iter().filter(|(_, f)| f == "iflow") {
+        let Some(path) = real(&rel) else { continue };
+        let parsed = formats::parse_file(&path, None).unwrap_or_else(|e| panic!("{rel}: {e:#}"));
+        assert_eq!(parsed.format.id(), format, "{rel}");
+        assert!(parsed.bad.is_empty() && parsed.unknown.is_empty(), "{rel}: {:?} {:?}", parsed.bad, parsed.unknown);
+        let s = &parsed.sessions[0];
+        let (mut calls, mut results, mut typed) = (HashSet::new(), HashSet::new(), 0);
+        for line in std::fs::read_to_string(&path).unwrap().lines().filter(|l| !l.trim().is_empty()) {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let content = &v["message"]["content"];
+            if content.is_string() {
+                typed += 1;
+            }
+            for b in content.as_array().into_iter().flatten() {
+                match b["type"].as_str() {
+                    Some("tool_use") => {
+                        calls.insert(b["id"].as_str().unwrap().to_string());
+                    }
+                    Some("tool_result") => {
+                        results.insert(b["tool_use_id"].as_str().unwrap().to_string());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let typed_read = s.messages.iter().filter(|m| m.is_typed_user()).count();
+        assert_eq!(typed_read, typed, "{rel}: typed user turns");
+        let (n, _, _, open) = call_counts(s);
+        assert_eq!(n, calls.len(), "{rel}: calls");
+        assert_eq!(n - open, calls.intersection(&results).count(), "{rel}: calls with their result");
+        let ids: HashSet<&str> = s.messages.iter().flat_map(|m| &m.calls).map(|c| c.id.as_str()).collect();
+        assert_eq!(ids.len(), n, "{rel}: a call read twice");
+    }
+}

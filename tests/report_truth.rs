@@ -1,0 +1,148 @@
+//! Write-ups that tell the truth (issue 17): each test renders a small session with the
+//! shape of a real one that a report got wrong (`corpus/report-truth/`, written by its
+//! `gen.py`), checks the sentence that was wrong and a near miss that must stay, and
+//! snapshots the whole report.
+
+mod common;
+
+use debrief::model::Session;
+use debrief::report::templates::Templates;
+use debrief::report::{self, Selector};
+
+fn session(name: &str) -> Session {
+    common::parse(&common::corpus(&format!("report-truth/{name}"))).remove(0)
+}
+
+fn render(s: &Session, sel: Selector) -> String {
+    let mut t = Templates::embedded();
+    t.strict = true;
+    let doc = report::render(s, sel, "md", &t, Some(&[])).unwrap_or_else(|e| panic!("{sel:?}: {e:#}"));
+    // The source line names this machine's checkout.
+    doc.lines().filter(|l| !l.starts_with("<sub>Written by debrief")).collect::<Vec<_>>().join("\n")
+}
+
+/// The report, snapshotted under the fixture's name.
+fn snap(name: &str, sel: Selector) -> String {
+    let doc = render(&session(name), sel);
+    let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+    let tag = match sel {
+        Selector::Session => "session".to_string(),
+        Selector::Episode(n) => format!("episode-{n}"),
+        Selector::Arc(a, z) => format!("arc-{a}-{z}"),
+    };
+    insta::assert_snapshot!(format!("{stem}.{tag}"), doc.clone());
+    doc
+}
+
+/// The section of a Markdown report under `heading`, up to the next heading.
+fn section<'a>(doc: &'a str, heading: &str) -> Option<&'a str> {
+    let start = doc.find(&format!("## {heading}\n"))?;
+    let body = &doc[start + heading.len() + 4..];
+    Some(body.split("\n## ").next().unwrap_or(body).split("\n---\n").next().unwrap_or(body))
+}
+
+#[test]
+fn a_persons_turn_is_not_told_as_an_assistant_step() {
+    let doc = snap("claude-code-user-correction.jsonl", Selector::Episode(4));
+    // The user's correction has no thinking, output or assumptions debrief can read:
+    // those sections are left out instead of filled with wording that asserts.
+    for absent in [
+        "## The thinking process",
+        "## What the output reveals",
+        "takes nothing for granted",
+        "states no reasoning",
+        "changes state rather than revealing",
+        "No special technology",
+    ] {
+        assert!(!doc.contains(absent), "{absent:?} in:\n{doc}");
+    }
+    // What the assistant had said is still there, and what came after.
+    assert!(doc.contains("In [msg 3] the assistant wrote “The notes repository does not exist"), "{doc}");
+    let followed = section(&doc, "What followed").expect("what followed");
+    assert!(followed.contains("[msg 6]") && !followed.contains("session ends here"), "{followed}");
+}
+
+#[test]
+fn the_session_ends_here_only_where_it_ends() {
+    let last = snap("claude-code-user-correction.jsonl", Selector::Episode(6));
+    assert!(section(&last, "What followed").is_some_and(|s| s.contains("Nothing: the session ends here.")), "{last}");
+    // A text-only answer is not "all action".
+    assert!(!last.contains("it is all action"), "{last}");
+}
+
+#[test]
+fn a_message_that_thinks_is_not_said_to_state_no_reasoning() {
+    let doc = snap("claude-code-user-correction.jsonl", Selector::Episode(3));
+    assert!(doc.contains("it thought: “It is not in the home folder."), "{doc}");
+    assert!(!doc.contains("states no reasoning"), "{doc}");
+    // The belief the user corrects two messages later is not "nothing taken for granted".
+    assert!(!doc.contains("takes nothing for granted"), "{doc}");
+}
+
+#[test]
+fn a_call_the_user_stopped_or_refused_is_not_a_failure() {
+    let doc = snap("claude-code-user-stops.jsonl", Selector::Session);
+    assert!(doc.contains("three shell commands (one failed)"), "{doc}");
+    let failed = section(&doc, "Commands that failed most").expect("failures");
+    assert!(failed.contains("`gh auth status` failed once"), "{failed}");
+    assert!(!failed.contains("`gh auth login`") && !failed.contains("`gh repo clone"), "{failed}");
+    // Refused at the permission prompt; the near miss, a real failure, keeps its title.
+    let refused = snap("claude-code-user-stops.jsonl", Selector::Episode(5));
+    assert!(refused.starts_with("# When the user stopped `gh`"), "{refused}");
+    assert!(snap("claude-code-user-stops.jsonl", Selector::Episode(8)).starts_with("# When `gh` failed"));
+}
+
+#[test]
+fn time_goes_to_what_took_it() {
+    let doc = snap("claude-code-batch.jsonl", Selector::Session);
+    let time = section(&doc, "Where the time went").expect("time");
+    // The 1 min 45 s before the first result went to writing the calls out: the todo
+    // list and the file write take no time, the shell command its own 3 s.
+    assert!(time.contains("tool calls took 3 s"), "{time}");
+    assert!(!time.contains("`TodoWrite`") && !time.contains("`Write`"), "{time}");
+    // The question waited on the person.
+    assert!(time.contains("Calls waiting on the user") && time.contains("took 3 min 30 s"), "{time}");
+    // A file left open for 45 minutes after two minutes of work spans two minutes.
+    let gm = snap("gemini-left-open.json", Selector::Session);
+    assert!(gm.contains("and 2 min long") && gm.contains("spans 2 min of wall-clock time"), "{gm}");
+}
+
+#[test]
+fn a_call_written_when_it_ended_is_dated_when_it_started() {
+    // Codex 0.4x–0.6x date a call by its output: the relaunch of [msg 4] ran 120 s and
+    // was written at 16:02:30; it started at 16:00:29.
+    let s = session("codex-written-late.jsonl");
+    let t = |i: u32| s.message(i).and_then(|m| m.timestamp).map(|t| t.format("%H:%M:%S").to_string());
+    assert_eq!(t(2).as_deref(), Some("16:00:10"));
+    assert_eq!(t(4).as_deref(), Some("16:00:29"));
+    // The user's turn and the answer keep their own times.
+    assert_eq!(t(1).as_deref(), Some("16:00:05"));
+    assert_eq!(t(5).as_deref(), Some("16:02:35"));
+    let doc = snap("codex-written-late.jsonl", Selector::Session);
+    assert!(doc.contains("| 16:00:29 | `npm run dev -- --port 5173` [msg 4]"), "{doc}");
+    assert!(doc.contains("`npm run dev -- --port 5173` [msg 4] (2 min)"), "{doc}");
+}
+
+#[test]
+fn what_failed_is_quoted_as_the_error_and_nothing_else_is() {
+    // The assistant's words come before its command, not after "failed —".
+    let doc = snap("claude-code-user-correction.jsonl", Selector::Episode(3));
+    assert!(
+        doc.contains("In [msg 2] the assistant wrote “Let me find the repository first.” and ran `cd ~/notes && git status`; it printed 2 lines and failed."),
+        "{doc}"
+    );
+    // Gemini CLI's "Error: (none)" and its PGID footer are no error and no ending.
+    let gm = snap("gemini-left-open.json", Selector::Episode(2));
+    assert!(!gm.contains("Error: (none)") && !gm.contains("PGID"), "{gm}");
+}
+
+#[test]
+fn a_command_line_failing_twice_is_that_line_twice() {
+    // `npm run dev` and `npm run dev -- --port 5173` are two command lines: each failed
+    // once, not "npm run dev" twice.
+    let doc = snap("codex-written-late.jsonl", Selector::Session);
+    let failed = section(&doc, "Commands that failed most").expect("failures");
+    assert!(failed.contains("1. `npm run dev` failed once, at [msg 2]"), "{failed}");
+    assert!(failed.contains("`npm run dev -- --port 5173` failed once, at [msg 4]"), "{failed}");
+    assert!(!failed.contains("two times"), "{failed}");
+}
