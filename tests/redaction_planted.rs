@@ -211,7 +211,7 @@ fn kinds() -> Vec<Kind> {
     for (id, make) in shaped_kinds() {
         out.push(Kind {
             id: id.to_string(),
-            make: Box::new(move |salt| Some(make(&mut StdRng::seed_from_u64(salt ^ 0x5eed_0f_5ec2e7)))),
+            make: Box::new(move |salt| Some(make(&mut StdRng::seed_from_u64(salt ^ 0x5eed_0f5e_c2e7)))),
         });
     }
     out

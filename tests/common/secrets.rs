@@ -319,10 +319,13 @@ fn base64url(rng: &mut StdRng, n: usize) -> String {
     (0..n).map(|_| B64[rng.random_range(0..B64.len())] as char).collect()
 }
 
+/// A maker of fresh samples of one kind.
+pub type MakeSample = fn(&mut StdRng) -> Sample;
+
 /// The kinds besides the rules, each a maker of fresh samples: the personal kinds and
 /// passwords and tokens in the shapes transcripts have them (issue 18: a password
 /// said in words, a JWT in a skill's arguments).
-pub fn shaped_kinds() -> Vec<(&'static str, fn(&mut StdRng) -> Sample)> {
+pub fn shaped_kinds() -> Vec<(&'static str, MakeSample)> {
     fn s(text: String, secret: String) -> Sample {
         Sample { text, secret, from: "shaped" }
     }

@@ -118,7 +118,7 @@ pub fn case(rng: &mut Rng, seeds: &[&[u8]]) -> (String, Vec<String>) {
     for _ in 0..1 + rng.below(12) {
         match rng.below(4) {
             0 if !seeds.is_empty() => {
-                let s = String::from_utf8_lossy(*rng.pick(seeds)).into_owned();
+                let s = String::from_utf8_lossy(rng.pick::<&[u8]>(seeds)).into_owned();
                 let at = floor(&s, rng.below(s.len().max(1)));
                 let end = floor(&s, (at + 1 + rng.below(600)).min(s.len()));
                 out.push_str(&s[at..end]);
@@ -134,7 +134,7 @@ pub fn case(rng: &mut Rng, seeds: &[&[u8]]) -> (String, Vec<String>) {
                     out.push_str(&text);
                 }
             }
-            _ => out.push_str(*rng.pick(TOKENS)),
+            _ => out.push_str(rng.pick::<&str>(TOKENS)),
         }
     }
     for _ in 0..rng.below(4) {
@@ -149,7 +149,7 @@ pub fn case(rng: &mut Rng, seeds: &[&[u8]]) -> (String, Vec<String>) {
                 out.insert_str(a, &piece);
             }
             1 => out.replace_range(a..b, ""),
-            _ => out.insert_str(a, *rng.pick(TOKENS)),
+            _ => out.insert_str(a, rng.pick::<&str>(TOKENS)),
         }
     }
     // A planted secret a cut, a copy or an insertion went through is no longer whole:
