@@ -68,3 +68,30 @@ macro_rules! target {
         });
     };
 }
+
+/// One execution of the redaction target: the input as text (lossy UTF-8) must pass the
+/// differential property of `fuzzing::redaction::check`.
+pub fn run_redaction(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    if let Err(e) = fuzzing::redaction::check(&text, &[]) {
+        panic!("{e}");
+    }
+}
+
+/// Half libFuzzer's mutations, half a new input of `fuzzing::redaction::case` (seed
+/// text, secrets, the characters rules turn on) spliced into the current one.
+pub fn mutate_redaction(data: &mut [u8], size: usize, max_size: usize, seed: u32) -> usize {
+    if seed % 2 == 0 {
+        return libfuzzer_sys::fuzzer_mutate(data, size, max_size);
+    }
+    let st = state();
+    let texts: Vec<&[u8]> = st.seeds.by_format.values().flatten().map(|s| s.bytes.as_slice()).collect();
+    let mut rng = fuzzing::Rng::new(u64::from(seed));
+    let (piece, _) = fuzzing::redaction::case(&mut rng, &texts);
+    let mut v = data[..size].to_vec();
+    let at = rng.below(v.len() + 1);
+    v.splice(at..at, piece.into_bytes());
+    let n = v.len().min(max_size);
+    data[..n].copy_from_slice(&v[..n]);
+    n
+}

@@ -5,7 +5,9 @@
 #
 # Targets are fuzz/fuzz_targets/<format>.rs; each runs the same execution as the test
 # suite's fuzzer (tests/fuzzing/mod.rs): all sniffers, the parser, a resumed parse,
-# detectors, indexer text, show --json, redaction. Seeds: corpus/ and
+# detectors, indexer text, show --json, redaction. The target `redaction` fuzzes the
+# redactor on its own (tests/fuzzing/redaction.rs: what it wrote, redacted again, stays
+# as it is), as tests/fuzz_redaction.rs does in the suite. Seeds: corpus/ and
 # ../shared/corpus-real/, written to $DEBRIEF_FUZZ_CORPUS/<target>/ (default
 # fuzz/corpus, which git ignores; libFuzzer adds the inputs that reach new code there,
 # hundreds of MB in a long run, so point it at a roomy or in-memory folder).

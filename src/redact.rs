@@ -36,8 +36,13 @@ use anyhow::{Context, Result};
 use regex::{Captures, Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use serde::Deserialize;
 
-use crate::detect::Finding;
-use crate::model::{Message, Session, SessionMeta};
+use crate::detect::{Cited, Details, Finding, Undoing};
+use crate::index::schema::SessionRecord;
+use crate::model::{BadRecord, Call, CallResult, Message, Session, SessionMeta};
+
+/// Passes of the rules at most (see [`Redactor::redact`]): the fuzzer has never seen a
+/// text need more than three.
+const MAX_PASSES: usize = 4;
 
 /// What a redacted host or address becomes (the seeds' spelling).
 pub const HOST: &str = "[REDACTED]";
@@ -165,6 +170,9 @@ enum Kind {
     Home,
     /// The session's own user or host name as a word.
     Name,
+    /// A database or remote client's command (`mysql …`, `sshpass …`, `redis-cli …`,
+    /// `curl -u …`): the value of every password flag in it.
+    ClientFlags,
 }
 
 struct Rule {
@@ -191,6 +199,29 @@ struct Hit {
     start: usize,
     end: usize,
     with: String,
+    /// Found by the second scan (escaped line breaks read as spaces).
+    second: bool,
+}
+
+/// `text` with each escaped line break or tab (`\n`, `\r`, `\t` as two characters) as
+/// two spaces, when it has one.
+fn escapes_as_spaces(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let escaped = |i: usize| b[i] == b'\\' && matches!(b.get(i + 1), Some(b'n' | b'r' | b't'));
+    let first = memchr::memchr_iter(b'\\', b).find(|&i| escaped(i))?;
+    let mut out = b.to_vec();
+    let mut i = first;
+    while i + 1 < out.len() {
+        if escaped(i) {
+            out[i] = b' ';
+            out[i + 1] = b' ';
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    // Only ASCII bytes changed, to ASCII: still UTF-8.
+    String::from_utf8(out).ok()
 }
 
 /// Rules used together, with their pre-filter.
@@ -302,38 +333,90 @@ impl Redactor {
 
     /// `text` with everything sensitive replaced; borrowed when nothing was.
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        self.redact_counting_passes(text).0
+    }
+
+    /// [`Redactor::redact`], and how many passes of the rules changed the text (the
+    /// fuzzer reports how many texts need more than one).
+    pub fn redact_counting_passes<'a>(&self, text: &'a str) -> (Cow<'a, str>, usize) {
+        let Cow::Owned(mut out) = self.redact_once(text) else { return (Cow::Borrowed(text), 0) };
+        // A replacement changes what its neighbours stand next to: a key glued to the
+        // one before it (`ghp_…eyJ…`) stands on its own once the first is a label, and
+        // is then found. Passes go on until one finds nothing; the fuzzer
+        // (tests/fuzz_redaction.rs) checks that the last pass always finds nothing.
+        let mut passes = 1;
+        while passes < MAX_PASSES {
+            match self.redact_once(&out) {
+                Cow::Borrowed(_) => break,
+                Cow::Owned(next) => out = next,
+            }
+            passes += 1;
+        }
+        (Cow::Owned(out), passes)
+    }
+
+    /// One pass of the rules over `text`.
+    fn redact_once<'a>(&self, text: &'a str) -> Cow<'a, str> {
         if text.is_empty() {
             return Cow::Borrowed(text);
         }
-        let mut hits = Vec::new();
-        for layer in &self.layers {
-            for i in layer.triggered(text) {
-                let rule = &layer.rules[i];
-                for caps in rule.regex().captures_iter(text) {
-                    if let Some(hit) = rule.hit(text, &caps) {
-                        hits.push(hit);
-                    }
-                }
-            }
+        let mut hits = self.hits(text);
+        // Escaped line breaks and tabs (`\n` as two characters: JSON printed as it is)
+        // end words as real ones do, but a key right after one has no word boundary
+        // before it, and rules that start at a boundary pass it by. So such a text is
+        // scanned again with each `\n`, `\r`, `\t` as two spaces (same length, same
+        // offsets), and what either scan finds goes.
+        if let Some(spaced) = escapes_as_spaces(text) {
+            let more = self.hits(&spaced);
+            hits.extend(more.into_iter().map(|h| Hit { second: true, ..h }));
         }
         if hits.is_empty() {
             return Cow::Borrowed(text);
         }
-        // Earliest first, then longest: a URL beats the IP inside it, a PEM block beats
-        // the assignment inside it.
-        hits.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+        // Earliest first, then longest (then the first scan's): a URL beats the IP inside
+        // it, a PEM block beats the assignment inside it. A hit that starts inside an
+        // earlier one and runs on past it goes too (its replacement follows): whatever
+        // any rule wants gone is gone, and no rest of a secret is left after a shorter,
+        // earlier match.
+        hits.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then(a.second.cmp(&b.second)));
         let mut out = String::with_capacity(text.len());
         let mut at = 0;
         for h in hits {
-            if h.start < at {
+            if h.end <= at {
                 continue;
             }
-            out.push_str(&text[at..h.start]);
+            if h.start >= at {
+                out.push_str(&text[at..h.start]);
+            }
             out.push_str(&h.with);
             at = h.end;
         }
         out.push_str(&text[at..]);
-        Cow::Owned(out)
+        // Hits that write what was there (`git@github.com`, kept) change nothing.
+        if out == text { Cow::Borrowed(text) } else { Cow::Owned(out) }
+    }
+
+    /// What the rules find in `text`, unordered.
+    fn hits(&self, text: &str) -> Vec<Hit> {
+        let mut hits = Vec::new();
+        for layer in &self.layers {
+            for i in layer.triggered(text) {
+                let rule = &layer.rules[i];
+                let re = rule.regex();
+                let mut from = 0;
+                while from <= text.len() {
+                    let Some(caps) = re.captures_at(text, from) else { break };
+                    let Some(whole) = caps.get(0) else { break };
+                    if rule.kind == Kind::ClientFlags {
+                        client_flags(&caps, &mut hits);
+                    } else if let Some(hit) = rule.hit(text, &caps) {
+                        hits.push(hit);
+                    }
+                    from = next_search(text, &caps, whole, rule.kind);
+                }
+            }
+        }
+        hits
     }
 
     /// Redact in place.
@@ -343,72 +426,280 @@ impl Redactor {
         }
     }
 
-    /// Redact every string inside a JSON value (keys stay: they are field names).
-    pub fn redact_json(&self, v: &mut serde_json::Value) {
-        match v {
-            serde_json::Value::String(s) => self.redact_string(s),
-            serde_json::Value::Array(a) => a.iter_mut().for_each(|x| self.redact_json(x)),
-            serde_json::Value::Object(o) => o.values_mut().for_each(|x| self.redact_json(x)),
-            _ => {}
-        }
+    /// Redact anything the model holds, through its [`Redact`] impl: the one place that
+    /// says which fields of the model are shown redacted.
+    pub fn apply<T: Redact + ?Sized>(&self, x: &mut T) {
+        x.redact_with(self);
     }
 
-    /// Redact what a session took from its transcript: messages and metadata, but not
-    /// the source path (where the file lies on this machine: every command prints it as
-    /// it is, so that it can be opened and pasted into the next command).
-    pub fn redact_transcript(&self, s: &mut Session) {
-        self.redact_meta(&mut s.meta);
-        for msg in &mut s.messages {
-            self.redact_message(msg);
+    /// A string value of a JSON object, with its key: under a key that names a secret
+    /// (`"password"`, `"apiKey"`, `"client_secret"`) the whole value is one, whatever it
+    /// looks like — the key is the context a rule would need, and a string value alone
+    /// does not carry it.
+    fn redact_json_field(&self, key: &str, value: &mut String) {
+        if secret_key(key) && plausible_secret_value(value) {
+            *value = "[REDACTED:secret-assignment]".to_string();
+        } else {
+            self.redact_string(value);
         }
     }
+}
 
-    /// Redact what a session's metadata took from the transcript (working folder,
-    /// project, title, branch, user and host names). The source path is left alone:
-    /// it is where the file lies on this machine, and scripts open it.
-    pub fn redact_meta(&self, m: &mut SessionMeta) {
-        for f in [&mut m.cwd, &mut m.project, &mut m.title, &mut m.git_branch].into_iter().flatten() {
-            self.redact_string(f);
-        }
-        if m.host.is_some() {
-            m.host = Some(HOST.to_string());
-        }
-        if m.user.as_deref().is_some_and(|u| !is_generic_user(u)) {
-            m.user = Some(USER.to_string());
+/// Whether a JSON key or a variable name names a secret: the names of
+/// `secret-assignment` in `builtin.toml` (where the text rules decide the same).
+fn secret_key(key: &str) -> bool {
+    static KEY: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(&format!("(?i)^(?:{SECRET_NAME})$")).expect("static regex"));
+    key.len() <= 80 && KEY.is_match(key)
+}
+
+/// A value under a secret's name that is not a placeholder, a type, a reference or
+/// empty (`"password": ""`, `"token": "$GITHUB_TOKEN"`, `"api_key": "<your key>"`,
+/// `"secret": null` stay).
+fn plausible_secret_value(v: &str) -> bool {
+    static PLACEHOLDER: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(&format!("^(?:{PLACEHOLDER_VALUE})$")).expect("static regex"));
+    let v = v.trim();
+    !v.is_empty()
+        && v.len() <= 4096
+        && !v.starts_with(['$', '<', '{', '%', '*', '[', '/', '~'])
+        && !PLACEHOLDER.is_match(v)
+}
+
+/// Names of secrets in assignments and JSON keys: any name that contains one of these
+/// (`PGPASSWORD`, `db_password_confirm`, `JWTSecret`, `OPENAI_API_KEY`), or ends in
+/// `token`, `pwd` or `credentials` (`access_token`, `MYSQL_PWD`; not `tokenizer`).
+/// Kept in step with `secret-assignment` and `quoted-secret-assignment` in
+/// `builtin.toml` (a unit test checks that they agree).
+pub(crate) const SECRET_NAME: &str = r"[\w.-]*(?:password|passwd|passphrase|secret|api[_-]?key|apikey|auth[_-]?key|access[_-]?key|private[_-]?key|priv[_-]?key|client[_-]?key|service[_-]?key|account[_-]?key|db[_-]?pass|database[_-]?pass|key[_-]?pass|contrase(?:ñ|n)a)[\w.-]*|[\w.-]*(?:token|pwd|credentials?)";
+
+/// Values under a secret's name that are not secrets: type names, empty markers,
+/// switches, version numbers (`"tiktoken": "^0.7.0"`), and what debrief itself writes.
+const PLACEHOLDER_VALUE: &str = r"(?i:str|string|bytes|none|null|nil|true|false|yes|no|on|off|int|bool|boolean|number|secretstr|required|optional.*|undefined|redacted.*|\[redacted.*|x+|\.+|-+|_+|\*+|\d{1,7}|[\^~<>=!]*v?\d+(?:\.\d+)+(?:[-+.][0-9A-Za-z]+){0,4})";
+
+/// Redaction of the normalized model, field by field. Every impl destructures its struct
+/// whole (no `..`), so a field added to the model does not compile until it is decided
+/// here whether it is shown redacted — a new output that prints the model cannot forget a
+/// field. What stays as it is: the source path (where the file is on this machine:
+/// scripts open it and commands paste it), ids (session, call, parent: the keys other
+/// commands take), numbers, times, and names debrief gives (format, agent, detector).
+pub trait Redact {
+    fn redact_with(&mut self, r: &Redactor);
+}
+
+impl Redact for String {
+    fn redact_with(&mut self, r: &Redactor) {
+        r.redact_string(self);
+    }
+}
+
+impl<T: Redact> Redact for Option<T> {
+    fn redact_with(&mut self, r: &Redactor) {
+        if let Some(x) = self {
+            x.redact_with(r);
         }
     }
+}
 
-    /// Redact what a finding quotes from the transcript: its summary and command.
-    /// (Detectors run on the transcript as written, so their findings must be
-    /// redacted like the messages they quote.)
-    pub fn redact_finding(&self, f: &mut Finding) {
-        self.redact_string(&mut f.summary);
-        if let Some(c) = &mut f.command {
-            self.redact_string(c);
-        }
-        // Every string of the details, whatever the variant: through their JSON form, so a
-        // new kind of detail cannot be forgotten here.
-        if let Some(d) = &f.details
-            && let Ok(mut v) = serde_json::to_value(d)
-        {
-            self.redact_json(&mut v);
-            f.details = serde_json::from_value(v).ok();
-        }
+impl<T: Redact> Redact for [T] {
+    fn redact_with(&mut self, r: &Redactor) {
+        self.iter_mut().for_each(|x| x.redact_with(r));
     }
+}
 
-    /// Redact a message's text, thinking, commands, call inputs and outputs.
-    pub fn redact_message(&self, msg: &mut Message) {
-        self.redact_string(&mut msg.text);
-        self.redact_string(&mut msg.thinking);
-        for c in &mut msg.calls {
-            if let Some(cmd) = &mut c.command {
-                self.redact_string(cmd);
+impl<T: Redact> Redact for Vec<T> {
+    fn redact_with(&mut self, r: &Redactor) {
+        self.as_mut_slice().redact_with(r);
+    }
+}
+
+/// Any JSON value (a tool's input, whatever the tool): every string, object keys
+/// included (a key can be data: a header or variable name, a map's entry), and a string
+/// under a secret's name whole (see [`Redactor::redact_json_field`]).
+impl Redact for serde_json::Value {
+    fn redact_with(&mut self, r: &Redactor) {
+        match self {
+            serde_json::Value::String(s) => r.redact_string(s),
+            serde_json::Value::Array(a) => a.redact_with(r),
+            serde_json::Value::Object(o) => {
+                let renamed = o.keys().any(|k| matches!(r.redact(k), Cow::Owned(_)));
+                if renamed {
+                    *o = std::mem::take(o).into_iter().map(|(k, v)| (r.redact(&k).into_owned(), v)).collect();
+                }
+                for (k, v) in o.iter_mut() {
+                    match v {
+                        serde_json::Value::String(s) => r.redact_json_field(k, s),
+                        _ => v.redact_with(r),
+                    }
+                }
             }
-            self.redact_json(&mut c.input);
-            if let Some(r) = &mut c.result {
-                self.redact_string(&mut r.output);
+            serde_json::Value::Null | serde_json::Value::Bool(_) | serde_json::Value::Number(_) => {}
+        }
+    }
+}
+
+impl Redact for Session {
+    fn redact_with(&mut self, r: &Redactor) {
+        let Session { meta, messages } = self;
+        meta.redact_with(r);
+        messages.redact_with(r);
+    }
+}
+
+/// What a session's metadata took from the transcript: working folder, project, title,
+/// branch, model and version strings; user and host names become `[USER]` and
+/// `[REDACTED]`. The source path and the ids stay.
+impl Redact for SessionMeta {
+    fn redact_with(&mut self, r: &Redactor) {
+        let SessionMeta {
+            id: _,
+            format: _,
+            agent: _,
+            source: _,
+            cwd,
+            project,
+            title,
+            started: _,
+            ended: _,
+            model,
+            agent_version,
+            git_branch,
+            host,
+            user,
+            parent_session: _,
+            parent_call: _,
+            forked_after: _,
+            messages: _,
+        } = self;
+        // A project named after the folder is named after the redacted folder: redacted
+        // on its own, the last part of a path with a secret in it is a piece of the
+        // secret that no rule knows.
+        let derived = project.is_some() && *project == cwd.as_deref().and_then(crate::model::project_name);
+        for f in [&mut *cwd, title, model, agent_version, git_branch] {
+            f.redact_with(r);
+        }
+        if derived {
+            *project = cwd.as_deref().and_then(crate::model::project_name);
+        } else {
+            project.redact_with(r);
+        }
+        if host.is_some() {
+            *host = Some(HOST.to_string());
+        }
+        if user.as_deref().is_some_and(|u| !is_generic_user(u)) {
+            *user = Some(USER.to_string());
+        }
+    }
+}
+
+impl Redact for Message {
+    fn redact_with(&mut self, r: &Redactor) {
+        let Message {
+            idx: _,
+            role: _,
+            origin: _,
+            timestamp: _,
+            text,
+            thinking,
+            calls,
+            line: _,
+            end_line: _,
+            offset: _,
+            sidechain: _,
+        } = self;
+        text.redact_with(r);
+        thinking.redact_with(r);
+        calls.redact_with(r);
+    }
+}
+
+/// A tool call of any tool: its name, its whole input (any JSON), its command line and
+/// its result. The ids stay (a poll names the call it continues by id).
+impl Redact for Call {
+    fn redact_with(&mut self, r: &Redactor) {
+        let Call { id: _, name, input, command, result, continues: _ } = self;
+        name.redact_with(r);
+        input.redact_with(r);
+        command.redact_with(r);
+        result.redact_with(r);
+    }
+}
+
+impl Redact for CallResult {
+    fn redact_with(&mut self, r: &Redactor) {
+        let CallResult {
+            output,
+            exit_code: _,
+            is_error: _,
+            interrupted: _,
+            timed_out: _,
+            running: _,
+            timestamp: _,
+            line: _,
+        } = self;
+        output.redact_with(r);
+    }
+}
+
+/// What a finding quotes from the transcript: its summary, command and the facts it
+/// rests on. (Detectors run on the transcript as written, so their findings are redacted
+/// like the messages.)
+impl Redact for Finding {
+    fn redact_with(&mut self, r: &Redactor) {
+        let Finding { detector: _, key: _, evidence: _, summary, command, details } = self;
+        summary.redact_with(r);
+        command.redact_with(r);
+        details.redact_with(r);
+    }
+}
+
+/// Every variant's quotes: the claim and what undid it, the shared error, the settings
+/// changed and the files edited. Message numbers and the detector's own words (`how`)
+/// stay.
+impl Redact for Details {
+    fn redact_with(&mut self, r: &Redactor) {
+        match self {
+            Details::Belief { claim, undone } => {
+                claim.redact_with(r);
+                undone.redact_with(r);
+            }
+            Details::Runs { runs: _, error } => error.redact_with(r),
+            Details::Relaunch { previous: _, changes, edits } => {
+                changes.redact_with(r);
+                edits.redact_with(r);
             }
         }
+    }
+}
+
+impl Redact for Cited {
+    fn redact_with(&mut self, r: &Redactor) {
+        let Cited { idx: _, text } = self;
+        text.redact_with(r);
+    }
+}
+
+impl Redact for Undoing {
+    fn redact_with(&mut self, r: &Redactor) {
+        let Undoing { idx: _, how: _, text } = self;
+        text.redact_with(r);
+    }
+}
+
+/// A record a parser could not use: its reason may quote the record.
+impl Redact for BadRecord {
+    fn redact_with(&mut self, r: &Redactor) {
+        let BadRecord { line: _, reason } = self;
+        reason.redact_with(r);
+    }
+}
+
+/// A session as the index stores it (what `sessions` and `search` print of it).
+impl Redact for SessionRecord {
+    fn redact_with(&mut self, r: &Redactor) {
+        let SessionRecord { meta, ordinal: _, stats: _, findings } = self;
+        meta.redact_with(r);
+        findings.redact_with(r);
     }
 }
 
@@ -447,6 +738,11 @@ impl Rule {
                     None => caps.iter().skip(1).flatten().next().unwrap_or(whole),
                 };
                 let secret = m.as_str();
+                // Our own label, read as a value by a later pass (`--token [REDACTED:github-pat]`):
+                // it stays as the first rule named it.
+                if secret.starts_with("[REDACTED") {
+                    return None;
+                }
                 if self.allow().iter().any(|a| a.is_match(secret)) {
                     return None;
                 }
@@ -454,15 +750,15 @@ impl Rule {
                     return None;
                 }
                 let with = if self.kind == Kind::Secret { format!("[REDACTED:{}]", self.id) } else { HOST.to_string() };
-                Some(Hit { start: m.start(), end: m.end(), with })
+                Some(Hit { start: m.start(), end: m.end(), with, second: false })
             }
-            Kind::Name => Some(Hit { start: whole.start(), end: whole.end(), with: self.id.clone() }),
+            Kind::Name => Some(Hit { start: whole.start(), end: whole.end(), with: self.id.clone(), second: false }),
             Kind::Home => {
                 let user = caps.get(2)?;
                 if is_generic_user(user.as_str()) {
                     return None;
                 }
-                Some(Hit { start: user.start(), end: user.end(), with: USER.to_string() })
+                Some(Hit { start: user.start(), end: user.end(), with: USER.to_string(), second: false })
             }
             Kind::Ipv4 => {
                 let m = caps.get(1)?;
@@ -480,7 +776,7 @@ impl Rule {
                 if keep_ipv4(ip) {
                     return None;
                 }
-                Some(Hit { start: m.start(), end: m.end(), with: HOST.to_string() })
+                Some(Hit { start: m.start(), end: m.end(), with: HOST.to_string(), second: false })
             }
             Kind::Ipv6 => {
                 let m = caps.get(1)?;
@@ -494,12 +790,34 @@ impl Rule {
                 if ip.is_loopback() || ip.is_unspecified() {
                     return None;
                 }
-                Some(Hit { start: m.start(), end: m.end(), with: HOST.to_string() })
+                Some(Hit { start: m.start(), end: m.end(), with: HOST.to_string(), second: false })
             }
             Kind::UserAtHost => user_at_host(text, caps),
             Kind::SshHost => ssh_host(caps),
             Kind::Url => url(caps),
+            // Several hits per match: see `client_flags`.
+            Kind::ClientFlags => None,
         }
+    }
+}
+
+/// Where the search for a rule's next match starts. A secret rule's match ends with
+/// the value it redacts, and a quoted value can run over the name of the next
+/// assignment (`key = "x] {k: secret != "VALUE"`: the first value ends at the second's
+/// opening quote); searching on from the end of the match would pass that one by, and
+/// once the first value is a label the second has no name before it. So the search goes
+/// on from where the value begins (matches still start ever later: the value begins
+/// after the match does), and the overlapping hits merge.
+fn next_search(text: &str, caps: &Captures, whole: regex::Match, kind: Kind) -> usize {
+    let value_start = match kind {
+        Kind::Secret | Kind::Extra => caps.iter().skip(1).flatten().map(|m| m.start()).min(),
+        _ => None,
+    };
+    match value_start {
+        Some(v) if v > whole.start() && v < whole.end() => v,
+        _ if whole.end() > whole.start() => whole.end(),
+        // An empty match: one character on.
+        _ => text[whole.end()..].chars().next().map_or(text.len() + 1, |c| whole.end() + c.len_utf8()),
     }
 }
 
@@ -515,7 +833,8 @@ fn builtin_layer() -> Result<Layer> {
             } else {
                 Trigger::Keywords(spec.keywords)
             };
-            let mut rule = Rule::new(spec.id, Kind::Secret, ascii_classes(&spec.regex));
+            let regex = if file == "gitleaks.toml" { widen_terminator(&spec.regex) } else { spec.regex.clone() };
+            let mut rule = Rule::new(spec.id, Kind::Secret, ascii_classes(&regex));
             rule.group = spec.secret_group;
             rule.entropy = spec.entropy;
             rule.allow_patterns = spec.allow.iter().map(|a| ascii_classes(a)).collect();
@@ -620,16 +939,46 @@ fn structural_rules() -> Vec<(Kind, &'static str, &'static str, &'static str)> {
         (
             Kind::Url,
             "url",
-            r#"(?i)\b([a-z][a-z0-9+.-]{1,15})://(?:([^\s:/@'"<>]+)(?::([^\s/@'"<>]*))?@)?(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)"#,
+            r#"(?i)\b([a-z][a-z0-9+.-]{1,15})://(?:([^\s:/@'"<>]*)(?::([^\s/'"<>]*))?@)?(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)"#,
             "://",
+        ),
+        (
+            // The command up to the end of its line or pipeline step; `client_flags`
+            // finds the password flags in it.
+            Kind::ClientFlags,
+            "password-flag",
+            r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump|sshpass|redis-cli|curl|wget)\b[^\n;|&]*",
+            r"mysql|mariadb|sshpass|redis-cli|curl|wget",
         ),
         (
             Kind::Home,
             "home",
-            r"(/home/|/Users/|[A-Za-z]:\\Users\\|\\\\Users\\\\)([^/\\\s'\x22:*?<>|]+)",
+            r"(/home/|/Users/|[A-Za-z]:\\Users\\|\\\\Users\\\\)([^/\\\s'\x22:*?<>|\[][^/\\\s'\x22:*?<>|]*)",
             r"(?i)/home/|/users/|\\users\\",
         ),
     ]
+}
+
+/// What ends a key in 49 of gitleaks' rules (50 places): a quote, a backtick, a space, `;`, an
+/// escaped line break or the end. Gitleaks scans files; transcripts put a key in a
+/// call's arguments (`login(KEY)`), a list, a query string or a sentence (`KEY).`,
+/// `KEY,`, `KEY&`), where that left it whole in view. Anything that cannot go on
+/// the key ends it here.
+const GITLEAKS_END: &str = r#"(?:[\x60'"\s;]|\\[nr]|$)"#;
+const WIDER_END: &str = r"(?:[^0-9A-Za-z_+/=-]|$)";
+
+/// The same for the rules that spell their ends otherwise: Azure AD client secrets
+/// (both ends), Perplexity keys, and curl's `-u user:pass` and `-H 'Authorization: …'`.
+const OTHER_ENDS: &[(&str, &str)] = &[
+    (r#"(?:^|[\\'"\x60\s>=:(,)])"#, r"(?:^|[^0-9A-Za-z_~.-])"),
+    (r#"(?:$|[\\'"\x60\s<),])"#, r"(?:$|[^0-9A-Za-z_~.-]|\.(?:[^0-9A-Za-z_~-]|$))"),
+    (r#"(?:[\x60'"\s;]|\\[nr]|$|\b)"#, r"(?:[^0-9A-Za-z_+/=-]|$)"),
+    (r"(?:\s|\z)", r"(?:[^0-9A-Za-z_.@$-]|\.(?:\s|\z)|\z)"),
+    (r"(?:\B|\s|\z)", r"(?:[^0-9A-Za-z_.@$-]|\.(?:\s|\z)|\z)"),
+];
+
+fn widen_terminator(re: &str) -> String {
+    OTHER_ENDS.iter().fold(re.replace(GITLEAKS_END, WIDER_END), |r, (from, to)| r.replace(from, to))
 }
 
 fn compile(re: &str) -> Result<Regex> {
@@ -771,16 +1120,56 @@ fn user_at_host(text: &str, caps: &Captures) -> Option<Hit> {
             return None;
         }
         let with = format!("{new_user}@{}", new_host.as_deref().unwrap_or(h));
-        return Some(Hit { start: user.start(), end: host.end(), with });
+        return Some(Hit { start: user.start(), end: host.end(), with, second: false });
     }
     if has_tld {
         // An e-mail address (`react@18.2.0` and `x@W` never get here: no TLD).
         if is_generic_user(user.as_str()) && is_public_host(h) {
             return None;
         }
-        return Some(Hit { start: user.start(), end: host.end(), with: EMAIL.to_string() });
+        return Some(Hit { start: user.start(), end: host.end(), with: EMAIL.to_string(), second: false });
     }
     None
+}
+
+/// The password flags of a client's command line (`mysql -pPASS`, `mysqldump
+/// -p'PASS'`, `sshpass -p PASS`, `redis-cli -a PASS`, `curl -u user:PASS`): each
+/// value becomes `[REDACTED:password-flag]`, however many the command has. `mysql -p`
+/// alone asks for the password (the next word is the database); `$VAR` stays.
+fn client_flags(caps: &Captures, hits: &mut Vec<Hit>) {
+    static VALUE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r#"\s(?:-p|(?:-u|--user)[=\s]*['"]?(?:[^\s:'"\[=][^\s:'"]*)?:|(?P<spaced>-a\s+|-p\s+))(?:'([^'\n$\[][^'\n]*)'|"([^"\n$\[][^"\n]*)"|([^\s'"$\[-][^\s'"\[\])}>,;]*))"#,
+        )
+        .expect("static regex")
+    });
+    static PROGRAM: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?:mysql\w*|mariadb(?:-dump)?|sshpass|redis-cli|curl|wget)\b").expect("static regex")
+    });
+    let Some(cmd) = caps.get(0) else { return };
+    let line = cmd.as_str();
+    // Where each program's words begin (a line with its newlines flattened, as a
+    // search preview, holds several commands).
+    let programs: Vec<(usize, &str)> = PROGRAM.find_iter(line).map(|m| (m.start(), m.as_str())).collect();
+    for c in VALUE.captures_iter(line) {
+        let Some(all) = c.get(0) else { continue };
+        let flag = all.as_str().trim_start();
+        let spaced = c.name("spaced").is_some();
+        let program = programs.iter().rev().find(|(at, _)| *at < all.start()).map_or("", |(_, p)| *p);
+        let mysql = program.starts_with("mysql") || program.starts_with("mariadb");
+        let allowed = match program {
+            "sshpass" => flag.starts_with("-p"),
+            "redis-cli" => flag.starts_with("-a"),
+            "curl" | "wget" => flag.starts_with("-u") || flag.starts_with("--user"),
+            // `mysql -p PASS` is `-p` (ask) and a database named PASS.
+            _ => mysql && flag.starts_with("-p") && !spaced,
+        };
+        let Some(v) = (2..=4).filter_map(|i| c.get(i)).next() else { continue };
+        if allowed {
+            let start = cmd.start() + v.start();
+            hits.push(Hit { start, end: start + v.len(), with: "[REDACTED:password-flag]".to_string(), second: false });
+        }
+    }
 }
 
 /// Options of ssh that take an argument (`-p 22`, `-i key`): the destination is the
@@ -806,6 +1195,11 @@ fn ssh_host(caps: &Captures) -> Option<Hit> {
             break;
         }
     }
+    // The last option wanted an argument the option words do not hold: the regex's
+    // "host" is that argument (`ssh -p 2222 [REDACTED]`, once the host is redacted).
+    if dest_in_opts.is_none() && i > words.len() {
+        return None;
+    }
     if let Some(d) = dest_in_opts {
         // The destination sat inside the option words; redact it there.
         let m = caps.get(1)?;
@@ -814,11 +1208,11 @@ fn ssh_host(caps: &Captures) -> Option<Hit> {
             return None;
         }
         let start = m.start() + off;
-        return Some(Hit { start, end: start + d.len(), with: HOST.to_string() });
+        return Some(Hit { start, end: start + d.len(), with: HOST.to_string(), second: false });
     }
     let h = host.as_str();
     let with = host_replacement(h)?;
-    Some(Hit { start: host.start(), end: host.end(), with })
+    Some(Hit { start: host.start(), end: host.end(), with, second: false })
 }
 
 fn url(caps: &Captures) -> Option<Hit> {
@@ -833,8 +1227,10 @@ fn url(caps: &Captures) -> Option<Hit> {
     }
     let mut with = format!("{}://", scheme.as_str());
     if let (Some(u), Some(nu)) = (user, &new_user) {
-        let _ = u;
-        with.push_str(nu);
+        // `redis://:PASS@host` has a password and no user.
+        if !u.as_str().is_empty() {
+            with.push_str(nu);
+        }
         if password.is_some() {
             with.push(':');
             with.push_str(HOST);
@@ -842,7 +1238,7 @@ fn url(caps: &Captures) -> Option<Hit> {
         with.push('@');
     }
     with.push_str(new_host.as_deref().unwrap_or(host.as_str()));
-    Some(Hit { start: scheme.start(), end: host.end(), with })
+    Some(Hit { start: scheme.start(), end: host.end(), with, second: false })
 }
 
 /// Shannon entropy in bits per character (gitleaks' `entropy` threshold).
@@ -877,6 +1273,22 @@ mod tests {
                 compile(a).unwrap_or_else(|e| panic!("rule {} allow-list: {e:#}", rule.id));
             }
         }
+    }
+
+    #[test]
+    fn keys_end_wherever_they_cannot_go_on() {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/redact/gitleaks.toml")).unwrap();
+        assert_eq!(text.matches(GITLEAKS_END).count(), 50, "gitleaks' terminator as vendored");
+        for (from, _) in OTHER_ENDS {
+            assert!(text.contains(from), "{from} is in gitleaks.toml");
+        }
+        let key = format!("dop_v1_{}", "a1b2c3d4".repeat(8));
+        for around in ["run({})", "[{}]", "{},", "{}.", "x={}&y=1", "{}"] {
+            let out = r(&around.replace("{}", &key));
+            assert!(!out.contains("a1b2c3d4a1b2"), "{around}: {out}");
+        }
+        // A longer run of key characters is no key of that rule.
+        assert!(r(&format!("{key}a1")).contains("a1b2c3d4a1b2"));
     }
 
     #[test]
@@ -963,6 +1375,125 @@ mod tests {
         assert_eq!(r(r#"{"api_key": "abcd1234efgh"}"#), r#"{"api_key": "[REDACTED:secret-assignment]"}"#);
         assert_eq!(r("login --password Tr0ub4dor"), "login --password [REDACTED:secret-flag]");
         assert_eq!(r("token=$GITHUB_TOKEN"), "token=$GITHUB_TOKEN");
+    }
+
+    /// A JWT is one wherever it stands: gitleaks' rule wants a quote, a space or the end
+    /// after it, and a skill's arguments put a `)` or `,` there (issue 18).
+    #[test]
+    fn jwts_anywhere() {
+        let jwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkFubiJ9.\
+                   SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
+        for around in ["login({})", "[{}]", "{},next", "?pat={}&x=1", "<{}>", "{}.", "{{\"t\":{}}}", "{}"] {
+            let text = around.replace("{}", jwt);
+            let out = r(&text);
+            assert!(!out.contains("SflKxwRJ") && !out.contains("eyJzdWIi"), "{text} -> {out}");
+        }
+        // Not a token: too short, or a word that starts with `ey`.
+        for s in ["eyJhbGci.eyJzdWIi.abc", "they.eyeball.keys", "money.eyes.key"] {
+            assert_eq!(r(s), s);
+        }
+    }
+
+    #[test]
+    fn passwords_in_any_shape() {
+        for (text, secret) in [
+            // Real shapes: gm15 of the real set said it in words.
+            ("password is Jicarilla12484", "Jicarilla12484"),
+            ("the password for root is hunter2!", "hunter2!"),
+            ("Password: Tr0ub4dor&3", "Tr0ub4dor&3"),
+            ("export PGPASSWORD=s3cr3tpw && psql", "s3cr3tpw"),
+            ("MYSQL_PWD=abcd1234 mysql", "abcd1234"),
+            (r#"{"password": "short"}"#, "short"),
+            (r#"os.environ["OPENAI_API_KEY"] = "deadbeef""#, "deadbeef"),
+            (r#"JWTSecret:       "handler-secret","#, "handler-secret"),
+            (".send({ password: 'short', name: 'x' })", "short"),
+            (r#"db_password_confirm = "correct horse battery staple""#, "correct horse battery"),
+            (r#"{\"password\": \"p4ssw0rd\"}"#, "p4ssw0rd"),
+            ("mysql -u root -pS3cretPw db", "S3cretPw"),
+            ("mysqldump -h db -p'S3cret Pw' prod", "S3cret Pw"),
+            ("sshpass -p 'hunter22' ssh x", "hunter22"),
+            ("redis-cli -h r -a s3cretredis ping", "s3cretredis"),
+            ("curl -u ann:hunter22 https://x.example.com", "hunter22"),
+            ("wget --http-password=hunter22 https://x", "hunter22"),
+            ("redis://:s3cretredis@cache:6379/0", "s3cretredis"),
+            ("postgres://app:p@ssw0rd@db.internal:5432/prod", "ssw0rd"),
+        ] {
+            let out = r(text);
+            assert!(!out.contains(secret), "{text} -> {out}");
+        }
+    }
+
+    /// JSON printed as it is: a key right after an escaped line break has no word
+    /// boundary before it (`\nAKIA…`), yet is a key.
+    #[test]
+    fn keys_after_escaped_line_breaks() {
+        for text in [
+            r#"{"log": "starting\nAKIAQ3EGTIJJOM3T6ZXY loaded"}"#,
+            r"line one\nsshpass -p 'hunter2222' scp x y:",
+            r"cfg:\tpassword is Jicarilla12484\n",
+        ] {
+            let out = r(text);
+            assert!(!out.contains("Q3EGTIJJOM") && !out.contains("hunter2222") && !out.contains("Jicarilla"), "{out}");
+        }
+        // A Windows path whose folder starts with n, r or t is still a path.
+        assert_eq!(r(r"C:\Users\nancy\src"), r"C:\Users\[USER]\src");
+        assert_eq!(r(r"dir C:\tools\node"), r"dir C:\tools\node");
+    }
+
+    #[test]
+    fn words_about_passwords_stay() {
+        for s in [
+            "the password is required",
+            "Password is Incorrect.",
+            "password: str",
+            "if password is None:",
+            "mysql -u root -p mydb",
+            "mysql -P 3306 -h localhost",
+            "curl -u $USER:$PASS https://api.github.com",
+            "token=$GITHUB_TOKEN",
+            r#"{"password": ""}"#,
+            r#"password = "${DB_PASSWORD}""#,
+            "max_tokens=4096 and num_tokens: 1024",
+            "PWD=/home/[USER]/src",
+            "tokenizer: bert-base-uncased",
+        ] {
+            assert_eq!(r(s), s);
+        }
+    }
+
+    /// A tool's input is JSON of any shape: a string under a secret's name is a secret
+    /// whole, whatever it looks like; keys are redacted too (they can be data).
+    #[test]
+    fn json_inputs_by_key() {
+        let mut v = serde_json::json!({
+            "skill": "deploy",
+            "args": {"password": "hunter2", "apiKey": "abc", "token": "$GH_TOKEN", "pin": "1234", "note": "ok"},
+            "env": [{"name": "DB", "DB_PASSWORD": "pw12"}],
+            "headers": {"Authorization": "Bearer abcdefghijklmnopqrstuvwx"},
+            "ann.smith@corp-mail.com": true,
+        });
+        Redactor::builtin().apply(&mut v);
+        let a = &v["args"];
+        assert_eq!(a["password"], "[REDACTED:secret-assignment]");
+        assert_eq!(a["apiKey"], "[REDACTED:secret-assignment]");
+        assert_eq!((&a["token"], &a["pin"], &a["note"]), (&"$GH_TOKEN".into(), &"1234".into(), &"ok".into()));
+        assert_eq!(v["env"][0]["DB_PASSWORD"], "[REDACTED:secret-assignment]");
+        assert!(!v["headers"]["Authorization"].as_str().unwrap().contains("abcdefgh"));
+        assert!(v.get("[EMAIL]").is_some(), "{v}");
+    }
+
+    /// Redacting what the redactor wrote changes nothing (the fuzz property, here on the
+    /// samples above).
+    #[test]
+    fn redaction_is_idempotent_on_its_own_output() {
+        for s in [
+            "password is Jicarilla12484 and postgres://app:pw@db.internal:5432/x",
+            "ssh ann@gpu-7 && curl http://10.0.0.5/ && mail ann@corp.com",
+            r#"{"password": "short", "JWTSecret": "x-y-z"}"#,
+        ] {
+            let once = r(s);
+            assert_eq!(r(&once), once, "{s}");
+        }
     }
 
     #[test]

@@ -115,7 +115,8 @@ fn binary_garbage_and_invalid_utf8_are_reported_not_fatal() {
 }
 
 /// `scripts/fuzz.sh` seeds cargo-fuzz's corpus folders with this: the seeds of each
-/// format in `$DEBRIEF_FUZZ_SEED_DIR/<target>/` (target = format id with `_`).
+/// format in `$DEBRIEF_FUZZ_SEED_DIR/<target>/` (target = format id with `_`), and all
+/// of them in `redaction/`.
 #[test]
 #[ignore = "run by scripts/fuzz.sh"]
 fn write_seed_corpus() {
@@ -128,6 +129,12 @@ fn write_seed_corpus() {
         for (i, s) in list.iter().enumerate() {
             std::fs::write(dir.join(format!("seed-{i:03}")), &s.bytes).expect("write seed");
         }
+    }
+    // The redactor's target starts from every format's seeds (transcript text as it is).
+    let dir = std::path::Path::new(&out).join("redaction");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    for (i, s) in seeds.by_format.values().flatten().enumerate() {
+        std::fs::write(dir.join(format!("seed-{i:03}")), &s.bytes).expect("write seed");
     }
 }
 

@@ -9,213 +9,8 @@
 
 mod common;
 
-use std::collections::{BTreeMap, HashSet};
-
+use common::secrets::{Needles, json_text, personal_samples, secret_samples};
 use common::synth::Transcript;
-use rand::SeedableRng;
-use rand::rngs::StdRng;
-use regex::Regex;
-use serde::Deserialize;
-
-#[derive(Deserialize)]
-struct RuleFile {
-    rules: Vec<Rule>,
-}
-
-#[derive(Deserialize)]
-struct Rule {
-    id: String,
-    regex: String,
-    #[serde(rename = "secretGroup")]
-    secret_group: Option<usize>,
-    #[serde(default)]
-    keywords: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct Samples {
-    sample: Vec<Recipe>,
-}
-
-#[derive(Deserialize)]
-struct Recipe {
-    rule: String,
-    parts: Vec<Part>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum Part {
-    Lit(String),
-    Re(String),
-}
-
-fn rules() -> Vec<Rule> {
-    let mut out = Vec::new();
-    for f in ["src/redact/gitleaks.toml", "src/redact/builtin.toml"] {
-        let text = std::fs::read_to_string(common::root().join(f)).expect("rule file");
-        out.extend(toml::from_str::<RuleFile>(&text).expect("rules parse").rules);
-    }
-    out
-}
-
-fn seed_of(s: &str, attempt: u64) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)) ^ attempt
-}
-
-fn generate(re: &str, rng: &mut StdRng) -> Option<String> {
-    let g = rand_regex::Regex::compile(&without_anchors(re), 40).ok()?;
-    Some(rand::Rng::sample(rng, &g))
-}
-
-/// `re` without `^`, `$`, `\b` and the like, which a generator cannot honour (a
-/// candidate that needed them fails the check after generation and is tried again),
-/// and with ASCII classes for `\d`, `\w`, `\s`: keys are ASCII, and a Unicode digit
-/// matches `\d` but makes no sample of a real key.
-fn without_anchors(re: &str) -> String {
-    let mut out = String::with_capacity(re.len());
-    let mut chars = re.chars().peekable();
-    let mut class = 0;
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                let n = chars.next().unwrap_or('\\');
-                if class == 0 && matches!(n, 'b' | 'B' | 'A' | 'z') {
-                    continue;
-                }
-                let ascii = match n {
-                    'd' => "0-9",
-                    'w' => "0-9A-Za-z_",
-                    's' => " \\t",
-                    _ => "",
-                };
-                match (ascii, class) {
-                    ("", _) => {
-                        out.push(c);
-                        out.push(n);
-                    }
-                    (a, 0) => {
-                        out.push('[');
-                        out.push_str(a);
-                        out.push(']');
-                    }
-                    (a, _) => out.push_str(a),
-                }
-            }
-            '[' => {
-                class += 1;
-                out.push(c);
-            }
-            ']' if class > 0 => {
-                class -= 1;
-                out.push(c);
-            }
-            '^' | '$' if class == 0 => {}
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// The secret in `text`: what the rule's secret group matches, else the random parts.
-fn secret_in(rule: &Rule, text: &str) -> Option<String> {
-    let caps = Regex::new(&rule.regex).ok()?.captures(text)?;
-    let m = match rule.secret_group {
-        Some(g) => caps.get(g),
-        None => caps.iter().skip(1).flatten().next().or(caps.get(0)),
-    }?;
-    Some(m.as_str().to_string())
-}
-
-/// A sample for `rule`: (the text as it would sit in a file, the secret in it).
-/// Tries gitleaks' recipes, then the rule's own regex, with fresh random parts until
-/// the built-in redaction hides the secret (a candidate the rule's entropy or allowlist
-/// would rightly let pass is not a sample of it).
-fn sample_for(rule: &Rule, recipes: &[&Recipe]) -> Option<Sample> {
-    let plausible = |text: &str, secret: &str| {
-        secret.len() >= 8 && text.contains(secret) && !debrief::redact::redact(text).contains(secret)
-    };
-    for attempt in 0..64 {
-        let mut rng = StdRng::seed_from_u64(seed_of(&rule.id, attempt));
-        for recipe in recipes {
-            let (mut text, mut secret) = (String::new(), String::new());
-            let mut ok = true;
-            for p in &recipe.parts {
-                match p {
-                    Part::Lit(l) => text.push_str(l),
-                    Part::Re(r) => match generate(r, &mut rng) {
-                        Some(s) => {
-                            text.push_str(&s);
-                            secret.push_str(&s);
-                        }
-                        None => ok = false,
-                    },
-                }
-            }
-            let secret = secret_in(rule, &text).unwrap_or(secret);
-            if ok && plausible(&text, &secret) {
-                return Some((text, secret, "gitleaks test recipe"));
-            }
-        }
-        // The rule's own regex (after its first keyword, as gitleaks' samples have it):
-        // the secret is its secret group.
-        let Some(generated) = generate(&rule.regex, &mut rng) else { continue };
-        let text = match rule.keywords.first() {
-            Some(k) if !generated.to_lowercase().contains(k.as_str()) => format!("{k} {generated}"),
-            _ => generated,
-        };
-        let Some(secret) = secret_in(rule, &text) else { continue };
-        if plausible(&text, &secret) {
-            return Some((text, secret, "the rule's regex"));
-        }
-    }
-    None
-}
-
-/// A sample: the text as a file would have it, the secret in it, where it came from.
-type Sample = (String, String, &'static str);
-
-/// One sample per rule id, and the rules without one.
-fn secret_samples() -> (BTreeMap<String, Sample>, Vec<String>) {
-    let text = std::fs::read_to_string(common::root().join("tests/data/gitleaks-samples.toml")).expect("samples");
-    let recipes: Samples = toml::from_str(&text).expect("samples parse");
-    let mut found = BTreeMap::new();
-    let mut missing = Vec::new();
-    for rule in rules() {
-        let mine: Vec<&Recipe> = recipes.sample.iter().filter(|r| r.rule == rule.id).collect();
-        match sample_for(&rule, &mine) {
-            Some(s) => {
-                found.insert(rule.id.clone(), s);
-            }
-            None => missing.push(rule.id.clone()),
-        }
-    }
-    (found, missing)
-}
-
-/// Hosts, addresses, e-mails and home folders, as (what, text, what must go).
-fn personal_samples() -> Vec<(&'static str, String, String)> {
-    vec![
-        ("ipv4", "curl -s http://203.0.113.77:8080/health".into(), "203.0.113.77".into()),
-        ("ipv6", "inet6 2001:db8:85a3::8a2e:370:7334/64 scope global".into(), "2001:db8:85a3::8a2e:370:7334".into()),
-        ("ssh-host", "ssh deploy@gpu-node-7.lab.internal 'uptime'".into(), "gpu-node-7.lab.internal".into()),
-        ("url-host", "GET https://build.corp-internal.net/api/v2/jobs".into(), "build.corp-internal.net".into()),
-        ("email", "git log -1 --format=%ae prints ann.smith@corp-mail.com".into(), "ann.smith@corp-mail.com".into()),
-        ("home-linux", "cat /home/annsmith/.netrc | wc -l".into(), "annsmith".into()),
-        ("home-mac", "ls /Users/bobjones/Library/Logs".into(), "bobjones".into()),
-        (
-            // A real short-lived Bedrock key goes on past the fixed prefix gitleaks matches.
-            "bedrock-short-lived",
-            "AWS_BEARER_TOKEN_BEDROCK=bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29tLz9BY3Rpb249Q2FsbFdpdGhCZWFyZXJUb2tlbiZYLUFtei1DcmVkZW50aWFsPUFTSUFRM0VHVElKSk9NM1Q2".into(),
-            "Q2FsbFdpdGhCZWFyZXJUb2tlbiZYLUFtei1DcmVkZW50aWFsPUFTSUFRM0VHVElKSk9NM1Q2".into(),
-        ),
-        (
-            "db-password",
-            "DATABASE_URL=postgres://app:pw9Xk2Lq7Zr4@db.internal:5432/prod".into(),
-            "pw9Xk2Lq7Zr4".into(),
-        ),
-    ]
-}
 
 /// Text that no rule may touch.
 const ORDINARY: &[&str] = &[
@@ -240,7 +35,8 @@ fn build() -> (Corpus, usize, Vec<String>) {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut t = Transcript::new().user(&format!("Deploy it. {}", ORDINARY.join(" | ")));
     let mut needles = Vec::new();
-    for (n, (id, (text, secret, _))) in secrets.iter().enumerate() {
+    for (n, (id, sample)) in secrets.iter().enumerate() {
+        let (text, secret) = (&sample.text, &sample.secret);
         // In a command's output, as a config file or environment would show it. (The
         // file is not named after the rule: some rule ids spell the key's prefix.)
         t = t.bash(&format!("cat config/service-{n}.env"), text, false);
@@ -252,12 +48,12 @@ fn build() -> (Corpus, usize, Vec<String>) {
     }
     // Secrets in what the detectors quote: the same failing command three times (a
     // retry loop) and the user's and assistant's own words.
-    let (_, (_, gh, _)) = secrets.iter().find(|(k, _)| k.as_str() == "github-pat").expect("github sample");
+    let gh = &secrets.get("github-pat").expect("github sample").secret;
     let failing = format!("python deploy.py --token {gh} --url https://build.corp-internal.net/api/v2/jobs");
     for _ in 0..3 {
         t = t.bash(&failing, "Traceback (most recent call last):\nPermissionError: 401 from 203.0.113.77", true);
     }
-    let (_, (_, aws, _)) = secrets.iter().find(|(k, _)| k.as_str() == "aws-access-token").expect("aws sample");
+    let aws = &secrets.get("aws-access-token").expect("aws sample").secret;
     t = t.user(&format!("Use {aws} and ssh root@203.0.113.77, not ann.smith@corp-mail.com."));
     t = t.assistant(&format!("Retrying with {gh} against 203.0.113.77. {}", ORDINARY.join(" | ")));
     // Records a parser cannot use: diagnostics (bad-record reasons, unknown record
@@ -272,56 +68,9 @@ fn build() -> (Corpus, usize, Vec<String>) {
     (Corpus { _dir: dir, file, index, needles }, n, missing)
 }
 
-/// Every 12-character window of `out`, to find a secret shown even in part.
-fn windows(out: &str) -> HashSet<String> {
-    let chars: Vec<char> = out.chars().collect();
-    chars.windows(12).map(|w| w.iter().collect()).collect()
-}
-
-/// The needles (or any 12 characters of one) that `out` shows. The rule ids in
-/// `[REDACTED:rule-id]` labels are ours (and some spell a key's fixed prefix).
+/// The needles (or any 12 characters of one) that `out` shows.
 fn leaks(out: &str, needles: &[(String, String)]) -> Vec<String> {
-    let labels = Regex::new(r"\[REDACTED:[a-z0-9-]+\]").expect("regex");
-    let out = labels.replace_all(out, "[REDACTED]");
-    let out = out.as_ref();
-    let grams = windows(out);
-    let mut found = Vec::new();
-    for (kind, secret) in needles {
-        let chars: Vec<char> = secret.chars().collect();
-        let shown: Option<String> = if chars.len() < 12 {
-            out.contains(secret.as_str()).then(|| secret.clone())
-        } else {
-            chars.windows(12).map(|w| w.iter().collect::<String>()).find(|g| grams.contains(g))
-        };
-        if let Some(g) = shown {
-            let at = out.find(&g).unwrap_or(0);
-            let from = out.floor_char_boundary(at.saturating_sub(60));
-            let to = out.ceil_char_boundary((at + 80).min(out.len()));
-            found.push(format!("{kind} ({secret}) shown as {:?}", &out[from..to]));
-        }
-    }
-    found
-}
-
-/// The text of every JSON line of `out`, strings decoded.
-fn json_text(out: &str) -> String {
-    fn walk(v: &serde_json::Value, acc: &mut String) {
-        match v {
-            serde_json::Value::String(s) => {
-                acc.push_str(s);
-                acc.push('\n');
-            }
-            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, acc)),
-            serde_json::Value::Object(o) => o.values().for_each(|x| walk(x, acc)),
-            _ => {}
-        }
-    }
-    let mut acc = String::new();
-    for line in out.lines().filter(|l| !l.trim().is_empty()) {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
-        walk(&v, &mut acc);
-    }
-    acc
+    Needles::new(needles.to_vec()).leaks(out)
 }
 
 fn run(c: &Corpus, args: &[&str]) -> String {
@@ -333,7 +82,7 @@ fn run(c: &Corpus, args: &[&str]) -> String {
 #[test]
 fn no_secret_survives_in_any_output() {
     let (c, kinds, missing) = build();
-    let recipes = secret_samples().0.values().filter(|(_, _, from)| from.starts_with("gitleaks")).count();
+    let recipes = secret_samples().0.values().filter(|s| s.from.starts_with("gitleaks")).count();
     assert!(missing.is_empty(), "rules without a sample the redaction hides: {missing:?}");
     let f = c.file.to_str().expect("path");
     let index = common::debrief(&c.index).args(["index", f]).output().expect("run");

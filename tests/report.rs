@@ -192,7 +192,7 @@ fn check_citations(doc: &str, session: &Session, html: bool, what: &str) -> usiz
 
 fn redacted(s: &Session) -> Session {
     let mut r = s.clone();
-    Redactor::for_meta(&s.meta, &[]).expect("redactor").redact_transcript(&mut r);
+    Redactor::for_meta(&s.meta, &[]).expect("redactor").apply(&mut r);
     r
 }
 

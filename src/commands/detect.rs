@@ -105,9 +105,7 @@ pub fn run(cli: &Cli, args: &DetectArgs) -> Result<i32> {
     let mut total = 0usize;
     for s in &mut sessions {
         // Detected on the transcript as written; what is printed of it is redacted.
-        if let Some(r) = redaction.for_meta(&s.meta)? {
-            s.findings.iter_mut().for_each(|f| r.redact_finding(f));
-        }
+        redaction.apply(&s.meta, &mut s.findings)?;
         total += s.findings.len();
         for f in &s.findings {
             if args.json {

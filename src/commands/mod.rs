@@ -22,7 +22,7 @@ use crate::formats::{self, Format, ParsedFile, Unread};
 use crate::index::IndexDir;
 use crate::index::search::Filters;
 use crate::model::{BadRecord, Role, Session, SessionMeta};
-use crate::redact::{self, Redactor};
+use crate::redact::{self, Redact, Redactor};
 use crate::walk;
 
 /// Run a parsed command line; returns the process exit code.
@@ -155,13 +155,22 @@ impl Redaction {
         self.extra.as_ref().map(|extra| Redactor::for_meta(meta, extra)).transpose()
     }
 
+    /// Redact what a command prints of one session — the session itself, its findings,
+    /// its index record — in place (see [`Redact`] for which fields), with the redactor
+    /// of the session `meta` describes (made before `meta` itself is redacted: its user
+    /// and host names join the rules).
+    pub fn apply<T: Redact + ?Sized>(&self, meta: &SessionMeta, x: &mut T) -> Result<()> {
+        if let Some(r) = self.for_meta(meta)? {
+            r.apply(x);
+        }
+        Ok(())
+    }
+
     /// Redact a session's messages and metadata in place, its source path excepted
     /// (where the file is on this machine; scripts open it).
     pub fn session(&self, s: &mut Session) -> Result<()> {
-        if let Some(r) = self.for_meta(&s.meta)? {
-            r.redact_transcript(s);
-        }
-        Ok(())
+        let meta = s.meta.clone();
+        self.apply(&meta, s)
     }
 }
 

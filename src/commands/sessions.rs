@@ -25,9 +25,8 @@ pub fn run(cli: &Cli, args: &SessionsArgs) -> Result<i32> {
     let mut records = list(&ix, &f, args.limit)?;
     // Titles, folders and project names come from the transcripts.
     for r in &mut records {
-        if let Some(red) = redaction.for_meta(&r.meta)? {
-            red.redact_meta(&mut r.meta);
-        }
+        let meta = r.meta.clone();
+        redaction.apply(&meta, r)?;
     }
     let out = std::io::stdout();
     let mut out = out.lock();

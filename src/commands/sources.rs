@@ -62,7 +62,7 @@ pub fn run(cli: &Cli, args: &SourcesArgs) -> Result<i32> {
             "nothing_read": empty.iter().map(|(path, format)| json!({"path": path, "format": format})).collect::<Vec<_>>(),
             "drift": drift.iter().map(|((format, version, kind), (records, files))| json!({
                 "format": format,
-                "agent_version": if version.is_empty() { None } else { Some(version) },
+                "agent_version": if version.is_empty() { None } else { Some(crate::redact::redact(version)) },
                 "kind": crate::redact::redact(kind),
                 "records": records,
                 "files": files,
@@ -128,7 +128,7 @@ pub fn run(cli: &Cli, args: &SourcesArgs) -> Result<i32> {
         writeln!(out, "  none seen")?;
     }
     for ((format, version, kind), (records, files)) in &drift {
-        let v = if version.is_empty() { String::new() } else { format!(" {version}") };
+        let v = if version.is_empty() { String::new() } else { format!(" {}", crate::redact::redact(version)) };
         writeln!(
             out,
             "  {format}{v}: {records} record{} of type {} in {files} file{}",

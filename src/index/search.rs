@@ -472,16 +472,21 @@ fn make_hit(
     let redactor = redactor.map(|r| &*r);
     let snippet = match (message, redactor) {
         (Some(m), r) => make_snippet(&m, words, 220, r),
-        (None, Some(r)) => highlight(&r.redact(&preview), words, 220, line),
+        (None, Some(r)) => highlight(&r.redact(&without_cut_word(&preview)), words, 220, line),
         (None, None) => highlight(&preview, words, 220, line),
     };
-    let mut project = meta.project.clone();
-    let mut findings: Vec<crate::detect::Finding> = rec.findings.iter().filter(|x| x.key == idx).cloned().collect();
-    if let Some(r) = &redactor {
-        if let Some(p) = &mut project {
-            r.redact_string(p);
+    // The project as the redacted metadata has it (named after the redacted folder).
+    let project = match redactor {
+        Some(r) => {
+            let mut m = meta.clone();
+            r.apply(&mut m);
+            m.project
         }
-        findings.iter_mut().for_each(|x| r.redact_finding(x));
+        None => meta.project.clone(),
+    };
+    let mut findings: Vec<crate::detect::Finding> = rec.findings.iter().filter(|x| x.key == idx).cloned().collect();
+    if let Some(r) = redactor {
+        r.apply(&mut findings);
     }
     Ok(Some(Hit {
         source: meta.source.clone(),
@@ -497,6 +502,15 @@ fn make_hit(
         detectors,
         findings,
     }))
+}
+
+/// A preview the indexer cut (it ends in `…`) without the word it cut through: that
+/// could be the first part of a secret, which no rule knows by its first part.
+fn without_cut_word(preview: &str) -> Cow<'_, str> {
+    match preview.strip_suffix('…').and_then(|p| p.rsplit_once(' ')) {
+        Some((head, _)) => Cow::Owned(format!("{head} …")),
+        None => Cow::Borrowed(preview),
+    }
 }
 
 /// Whether a word of the text matches a query word, whole or by one of its parts.

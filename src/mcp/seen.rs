@@ -188,7 +188,7 @@ fn analyse(s: &Session, kind: Kind, key: &[String], followups: usize, r: Option<
     };
     let mut meta = s.meta.clone();
     if let Some(r) = r {
-        r.redact_meta(&mut meta);
+        r.apply(&mut meta);
     }
     Some(json!({
         "session": meta.id,

@@ -490,7 +490,7 @@ fn list_sessions(cx: &Context, p: ListSessionsParams) -> Result<Output> {
     let mut page: Vec<Value> = Vec::new();
     for r in records.iter_mut().skip(offset).take(limit) {
         if let Some(red) = cx.redactor(&r.meta)? {
-            red.redact_meta(&mut r.meta);
+            red.apply(r);
         }
         page.push(commands::sessions::session_json(r));
     }
@@ -533,7 +533,7 @@ fn read_messages(cx: &Context, p: ReadMessagesParams) -> Result<Output> {
         }
         let mut m = m.clone();
         if let Some(r) = &redactor {
-            r.redact_message(&mut m);
+            r.apply(&mut m);
         }
         let mut v = commands::show::message_json(&session, &m, None);
         let n = cut_strings(&mut v, max);
@@ -551,7 +551,7 @@ fn read_messages(cx: &Context, p: ReadMessagesParams) -> Result<Output> {
     }
     let mut meta = session.meta.clone();
     if let Some(r) = &redactor {
-        r.redact_meta(&mut meta);
+        r.apply(&mut meta);
     }
     Ok(Output::Json(json!({
         "session": {

@@ -12,7 +12,7 @@
 //! - [`export`] has one renderer per output format behind a small trait.
 //!
 //! Redaction happens before any of this, on the session itself
-//! ([`crate::redact::Redactor::redact_transcript`]) and on the findings' summaries and
+//! ([`crate::redact::Redact`]) and on the findings' summaries and
 //! commands (detectors read the transcript as written), so nothing a template prints —
 //! quote, excerpt, path, finding, JSON field — can bypass it. The one string left as it
 //! is: the session's source path (`facts.session.source`), the user's own file, which a
@@ -130,8 +130,8 @@ pub fn render_with(
     let redactor = redact.map(|extra| Redactor::for_meta(&session.meta, extra)).transpose()?;
     // Findings quote the transcript as written (summaries, commands): redact them too.
     if let Some(r) = &redactor {
-        r.redact_transcript(&mut session);
-        findings.iter_mut().for_each(|f| r.redact_finding(f));
+        r.apply(&mut session);
+        r.apply(&mut findings);
     }
     let glossary = templates.glossary()?;
     let mut report = build(&session, &findings, selector, &glossary)?;

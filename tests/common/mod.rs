@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod secrets;
 pub mod synth;
 
 use std::path::{Path, PathBuf};
@@ -57,8 +58,14 @@ fn shared_corpus(part: Option<&str>) -> Option<PathBuf> {
     shared_folder("corpus-real", part)
 }
 
+/// `../shared`, or `$DEBRIEF_SHARED` (a checkout elsewhere, such as a git worktree, can
+/// point at the shared folder with it).
+pub fn shared_root() -> PathBuf {
+    std::env::var_os("DEBRIEF_SHARED").map(PathBuf::from).unwrap_or_else(|| root().join("../shared"))
+}
+
 fn shared_folder(name: &str, part: Option<&str>) -> Option<PathBuf> {
-    let dir = root().join("../shared").join(name);
+    let dir = shared_root().join(name);
     if dir.is_dir() {
         return Some(dir);
     }

@@ -14,6 +14,8 @@
 //! an error return is fine (it is how a parser says "not my format").
 #![allow(dead_code)]
 
+pub mod redaction;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -469,7 +471,7 @@ pub fn exercise(path: &Path, format: &'static dyn Format) -> usize {
         }
         let mut red = s.clone();
         if let Ok(r) = debrief::redact::Redactor::for_meta(&s.meta, &[]) {
-            r.redact_transcript(&mut red);
+            r.apply(&mut red);
         }
         // Read one message back from its source lines, as search does for snippets.
         if let Some(m) = s.messages.get(s.messages.len() / 2)
