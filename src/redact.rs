@@ -663,7 +663,12 @@ impl Redact for Details {
                 claim.redact_with(r);
                 undone.redact_with(r);
             }
-            Details::Runs { runs: _, error } => error.redact_with(r),
+            Details::Runs { runs: _, error, folder_changed: _ } => error.redact_with(r),
+            Details::Flips { of: _, subject, states, switches } => {
+                subject.redact_with(r);
+                states.iter_mut().for_each(|s| s.redact_with(r));
+                switches.redact_with(r);
+            }
             Details::Relaunch { previous: _, changes, edits } => {
                 changes.redact_with(r);
                 edits.redact_with(r);

@@ -29,7 +29,9 @@ fn kinds() -> Vec<(&'static str, Regex, f64)> {
         // A path of three parts or more (not a URL's); in a home folder, the part after
         // the user name.
         ("path", re(r#"(?:^|[\s"'(=\[`,])((?:~|\.{1,2})?(?:/[A-Za-z0-9_.+-]+){3,})"#), 0.995),
-        ("commit hash", re(r"\b[0-9a-f]{7,40}\b"), 0.999),
+        // Two hex strings of the real transcripts are rightly taken: one typed at a
+        // `Password:` prompt (a CTF flag) and one assigned as an API key in code.
+        ("commit hash", re(r"\b[0-9a-f]{7,40}\b"), 0.998),
         ("UUID", re(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"), 0.999),
         ("version", re(r"\bv?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.]+)?\b"), 0.999),
         ("@scope/package", re(r"@[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._-]*(?:@[0-9][0-9A-Za-z.^~-]*)?"), 0.995),

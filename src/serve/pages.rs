@@ -20,6 +20,7 @@ use crate::index::search::{self, Filters, Hit, Order};
 use crate::index::state;
 use crate::mcp::tools::cut;
 use crate::model::{Call, Message};
+use crate::redact::Redact;
 use crate::report::templates::Templates;
 use crate::walk;
 
@@ -277,7 +278,7 @@ pub fn sessions(app: &App, q: &Query) -> Result<Reply> {
         );
         for r in records.iter_mut().skip(start).take(SESSIONS_PAGE) {
             if let Some(red) = app.cx.redactor(&r.meta)? {
-                red.redact_meta(&mut r.meta);
+                r.meta.redact_with(&red);
             }
             let m = &r.meta;
             let _ =
@@ -324,8 +325,8 @@ pub fn session(app: &App, id: &str, q: &Query) -> Result<Reply> {
     let mut meta = s.meta.clone();
     let mut findings: Vec<Finding> = rec.findings.clone();
     if let Some(r) = &red {
-        r.redact_meta(&mut meta);
-        findings.iter_mut().for_each(|f| r.redact_finding(f));
+        meta.redact_with(r);
+        findings.iter_mut().for_each(|f| f.redact_with(r));
     }
     findings.sort_by_key(|f| (f.key, f.detector.clone()));
     let sid = seg(&s.meta.id);
@@ -427,7 +428,7 @@ pub fn session(app: &App, id: &str, q: &Query) -> Result<Reply> {
     for m in window {
         let mut m = m.clone();
         if let Some(r) = &red {
-            r.redact_message(&mut m);
+            m.redact_with(r);
         }
         let evidence = supports.contains_key(&m.idx) || keyed.contains_key(&m.idx);
         let _ = write!(
