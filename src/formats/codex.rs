@@ -1014,12 +1014,14 @@ fn response_item(
             let (mut result, partial) = tool_result(st, asm, &call_id, &value, Rec { line: at.line, time: timestamp });
             result.timestamp = timestamp;
             // Codex 0.4x–0.6x write a call and its output together (within a millisecond),
-            // when it has finished: the call started its own wall time before that.
+            // when it has finished: the call started its own wall time before that. Only
+            // ever earlier: a call written before its output started no later than that.
             if let (Some(t), Some(secs)) = (timestamp, wall_time(&value))
                 && let Some(m) = asm.message_of_call_mut(&call_id)
-                && m.timestamp.is_some_and(|s| (t - s).num_milliseconds().abs() < 1000)
+                && let Some(written) = m.timestamp.filter(|s| (t - *s).num_milliseconds().abs() < 1000)
             {
-                m.timestamp = Some(t - chrono::Duration::milliseconds((secs * 1000.0) as i64));
+                let started = t - chrono::Duration::milliseconds((secs * 1000.0) as i64);
+                m.timestamp = Some(started.min(written));
             }
             result.line = Some(at.line);
             let orphan = if partial { asm.attach_partial(&call_id, result) } else { asm.attach(&call_id, result) };
