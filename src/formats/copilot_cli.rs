@@ -29,10 +29,8 @@ use std::path::Path;
 use anyhow::Result;
 use serde_json::Value;
 
-use super::{
-    Assembler, At, Format, Input, NoRestart, Sink, json_reason, orphan_result_message, parse_json_line, parse_time,
-};
-use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
+use super::{Assembler, At, Format, Input, NoRestart, Sink, next_json_record, orphan_result_message, parse_time};
+use crate::model::{Call, CallResult, Message, Origin, Role, SessionMeta};
 
 pub struct CopilotCli;
 
@@ -105,28 +103,7 @@ impl Format for CopilotCli {
         let mut sink = NoRestart::lines(sink);
         let mut st = State::default();
         let mut asm = Assembler::new(0, 1);
-        let mut repaired = None;
-        while let Some(line) = input.next_line()? {
-            let at = At::of(&line);
-            if line.bytes.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let ev: Value = match parse_json_line(line.bytes, &mut repaired) {
-                Ok((v, note)) => {
-                    if let Some(n) = note {
-                        sink.bad(BadRecord { line: Some(at.line), reason: n.to_string() });
-                    }
-                    v
-                }
-                Err(e) => {
-                    if line.unterminated && e.is_eof() {
-                        input.keep_pending(at.line, at.offset);
-                        break;
-                    }
-                    sink.bad(BadRecord { line: Some(at.line), reason: json_reason(&e) });
-                    continue;
-                }
-            };
+        while let Some((at, ev)) = next_json_record(input, &mut sink)? {
             st.event(&ev, at, &mut asm, &mut sink)?;
         }
         asm.finish(&mut sink)?;

@@ -883,6 +883,36 @@ pub fn read_message(
     Ok(sink.messages.into_iter().flatten().find(|m| m.line == Some(line)))
 }
 
+/// The next record of a JSONL transcript: blank lines skipped; a repaired line's note and
+/// an unreadable line reported to `sink` (that line skipped); a last line still being
+/// written kept for the next run, where the reading ends.
+pub fn next_json_record(input: &mut Input, sink: &mut dyn Sink) -> Result<Option<(At, serde_json::Value)>> {
+    loop {
+        let Some(line) = input.next_line()? else {
+            return Ok(None);
+        };
+        let at = At::of(&line);
+        if line.bytes.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let unterminated = line.unterminated;
+        let mut repaired = None;
+        match parse_json_line::<serde_json::Value>(line.bytes, &mut repaired) {
+            Ok((v, note)) => {
+                if let Some(n) = note {
+                    sink.bad(BadRecord { line: Some(at.line), reason: n.to_string() });
+                }
+                return Ok(Some((at, v)));
+            }
+            Err(e) if unterminated && e.is_eof() => {
+                input.keep_pending(at.line, at.offset);
+                return Ok(None);
+            }
+            Err(e) => sink.bad(BadRecord { line: Some(at.line), reason: json_reason(&e) }),
+        }
+    }
+}
+
 /// Parse one JSON line, recovering from invalid UTF-8 by replacing the bad bytes.
 /// Returns the value and, when something had to be repaired, a note saying what.
 pub fn parse_json_line<'a, T: serde::Deserialize<'a>>(

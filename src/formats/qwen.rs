@@ -26,7 +26,7 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::gemini::{command_of, exit_code_line, parts_text, response_output};
-use super::{Assembler, At, Format, Input, Sink, json_reason, orphan_result_message, parse_json_line, parse_time};
+use super::{Assembler, At, Format, Input, Sink, next_json_record, orphan_result_message, parse_time};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
 
 pub struct QwenCode;
@@ -99,28 +99,7 @@ impl Format for QwenCode {
     fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let mut meta = input.resume().map(|r| r.session.clone()).unwrap_or_default();
         let mut asm = Assembler::from_resume(input.resume());
-        let mut repaired = None;
-        while let Some(line) = input.next_line()? {
-            let at = At::of(&line);
-            if line.bytes.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let rec: Value = match parse_json_line(line.bytes, &mut repaired) {
-                Ok((v, note)) => {
-                    if let Some(n) = note {
-                        sink.bad(BadRecord { line: Some(at.line), reason: n.to_string() });
-                    }
-                    v
-                }
-                Err(e) => {
-                    if line.unterminated && e.is_eof() {
-                        input.keep_pending(at.line, at.offset);
-                        break;
-                    }
-                    sink.bad(BadRecord { line: Some(at.line), reason: json_reason(&e) });
-                    continue;
-                }
-            };
+        while let Some((at, rec)) = next_json_record(input, sink)? {
             record(&rec, at, &mut asm, &mut meta, sink)?;
         }
         asm.finish(sink)?;
