@@ -489,7 +489,7 @@ impl<'a> Builder<'a> {
 
     /// Settings changed between the launch in `m` and the previous launch of the same
     /// entry point: the previous launch, the changes (a `MIN_`/`MAX_` pair counts as one
-    /// setting; ports, hosts and log paths are not settings).
+    /// setting), and apart from them the inert ones (ports, hosts, log paths).
     fn launch_changes(&self, m: &Message) -> (Option<Quote>, Vec<Change>, Vec<Change>) {
         let (changes, prev) = self.changes_since_previous_launch(m);
         let Some(prev) = prev else { return (None, vec![], vec![]) };
