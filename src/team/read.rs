@@ -315,7 +315,6 @@ mod tests {
     fn queries_become_tsqueries_of_the_same_lexemes() {
         assert_eq!(tsquery("NCCL_MAX_NCHANNELS").as_deref(), Some("'nccl_max_nchannels'"));
         assert_eq!(tsquery("\"nccl error\" -warn").as_deref(), Some("('nccl' <-> 'error') & !'warn'"));
-        assert_eq!(tsquery("foo::bar it's").as_deref(), Some("('foo' <-> 'bar') & ('it' <-> 's')"));
         assert_eq!(tsquery(":: --"), None);
     }
 }
