@@ -15,18 +15,36 @@ pub fn run(cli: &Cli, args: &SearchArgs) -> Result<i32> {
     let f = filters(&args.filters)?;
     check_query(&args.query, &f)?;
     let redaction = Redaction::from_args(&args.redact)?;
-    let ix = IndexDir::open(&index_dir(&cli.index))?;
-    let hits = search::search(&ix, &args.query, &f, args.limit, redaction.extra())?;
+    let hits: Vec<(Hit, Option<String>)> = match &args.team.from {
+        Some(from) => {
+            let mut team = crate::team::read::Team::open(from)?;
+            crate::team::read::search(&mut team, &args.query, &f, args.team.machine.as_deref(), args.limit, &redaction)?
+                .into_iter()
+                .map(|t| (t.hit, Some(t.machine)))
+                .collect()
+        }
+        None => {
+            let ix = IndexDir::open(&index_dir(&cli.index))?;
+            search::search(&ix, &args.query, &f, args.limit, redaction.extra())?
+                .into_iter()
+                .map(|h| (h, None))
+                .collect()
+        }
+    };
     let out = std::io::stdout();
     let mut out = out.lock();
     if args.json {
-        for h in &hits {
-            writeln!(out, "{}", hit_json(h))?;
+        for (h, machine) in &hits {
+            let mut v = hit_json(h);
+            if let Some(m) = machine {
+                v["machine"] = m.as_str().into();
+            }
+            writeln!(out, "{v}")?;
         }
     } else {
         let style = Style::stdout();
-        for h in &hits {
-            print_hit(&mut out, h, style)?;
+        for (h, machine) in &hits {
+            print_hit(&mut out, h, machine.as_deref(), style)?;
         }
         if hits.is_empty() {
             eprintln!("no matches");
@@ -79,7 +97,7 @@ pub fn hit_json(h: &Hit) -> serde_json::Value {
     })
 }
 
-fn print_hit(out: &mut impl Write, h: &Hit, style: Style) -> Result<()> {
+fn print_hit(out: &mut impl Write, h: &Hit, machine: Option<&str>, style: Style) -> Result<()> {
     let when = h.timestamp.map(|t| t.format("%Y-%m-%d %H:%M").to_string()).unwrap_or_default();
     let line = h.snippet.line.or(h.line).map(|l| format!(":{l}")).unwrap_or_default();
     let short: String = h.session.chars().take(8).collect();
@@ -92,6 +110,9 @@ fn print_hit(out: &mut impl Write, h: &Hit, style: Style) -> Result<()> {
     );
     if let Some(p) = &h.project {
         head.push_str(&format!(" {}", style.dim(p)));
+    }
+    if let Some(m) = machine {
+        head.push_str(&format!(" @{}", style.dim(m)));
     }
     if !h.detectors.is_empty() {
         head.push_str(&format!(" {}", style.yellow(&h.detectors.join(","))));
