@@ -70,6 +70,45 @@ def user_correction():
     c.write("claude-code-user-correction.jsonl")
 
 
+def claude_stories():
+    """The session's problems as stories: a build that fails twice with the same error,
+    read by the assistant, commented on by the user and fixed by an edit; near misses —
+    a failed `ls` probe (a question answered, no story), a remark about something else
+    right after a failure (not its reading), a `--version` that runs (no resolution), and
+    a Write the harness refuses until the file is read."""
+    c = Claude()
+    t = lambda s: f"2026-04-02T09:{s}.000Z"
+    c.user("make the build pass", t("00:00"))
+    c.tool("msg_s1", "toolu_s1", "Bash", {"command": "ls Dockerfile* 2>/dev/null"}, t("00:05"))
+    c.result("toolu_s1", "Exit code 1\nNow using node v22.20.0 (npm v10.9.3)", t("00:06"), is_error=True)
+    c.tool("msg_s2", "toolu_s2", "Bash", {"command": "cargo build --release"}, t("01:00"))
+    c.result("toolu_s2", "Exit code 101\n   Compiling app v0.1.0\nerror[E0425]: cannot find value `cfg` in this scope\n"
+             " --> src/main.rs:12:5\nerror: could not compile `app` (bin \"app\") due to 1 previous error",
+             t("01:40"), is_error=True)
+    c.text("msg_s3", "The value `cfg` is used in src/main.rs before it is declared.", t("01:45"))
+    c.tool("msg_s3", "toolu_s3", "Bash", {"command": "cargo build --release"}, t("02:00"))
+    c.result("toolu_s3", "Exit code 101\nerror[E0425]: cannot find value `cfg` in this scope\n --> src/main.rs:12:5",
+             t("02:30"), is_error=True)
+    c.user("cfg comes from config.rs, import it", t("03:00"))
+    c.tool("msg_s4", "toolu_s4", "Bash", {"command": "cargo --version"}, t("03:10"))
+    c.result("toolu_s4", "cargo 1.90.0", t("03:11"))
+    c.tool("msg_s5", "toolu_s5", "Edit", {"file_path": "/home/ann/src/app/src/main.rs", "old_string": "fn main() {",
+                                          "new_string": "use crate::config::cfg;\nfn main() {"}, t("03:20"))
+    c.result("toolu_s5", "The file /home/ann/src/app/src/main.rs has been updated successfully.", t("03:21"))
+    c.tool("msg_s6", "toolu_s6", "Bash", {"command": "cargo build --release"}, t("04:00"))
+    c.result("toolu_s6", "   Compiling app v0.1.0\n    Finished `release` profile [optimized] target(s) in 41.2s", t("04:45"))
+    c.text("msg_s7", "The release build passes now that main.rs imports cfg.", t("04:50"))
+    c.tool("msg_s8", "toolu_s8", "Write", {"file_path": "/home/ann/src/app/NOTES.md", "content": "build fixed"}, t("05:00"))
+    c.result("toolu_s8", "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>",
+             t("05:01"), is_error=True)
+    c.text("msg_s9", "Phase 4 completed.", t("05:05"))
+    c.tool("msg_s10", "toolu_s10", "Read", {"file_path": "/home/ann/src/app/NOTES.md"}, t("05:10"))
+    c.result("toolu_s10", "     1\told notes", t("05:11"))
+    c.tool("msg_s11", "toolu_s11", "Write", {"file_path": "/home/ann/src/app/NOTES.md", "content": "build fixed"}, t("05:20"))
+    c.result("toolu_s11", "The file /home/ann/src/app/NOTES.md has been updated successfully.", t("05:21"))
+    c.write("claude-code-stories.jsonl")
+
+
 def user_stops():
     """The person stops one call at the device-login prompt and refuses another at the
     permission prompt; a third call really fails."""
@@ -212,3 +251,4 @@ if __name__ == "__main__":
     gemini_left_open()
     user_correction()
     user_stops()
+    claude_stories()

@@ -176,8 +176,14 @@ impl CallFacts {
             let found_nothing = action == "search" && r.exit_code == Some(1) && no_match(body);
             // Claude Code cancels the calls made beside one that failed: they never ran.
             let cancelled = body.trim() == "<tool_use_error>Sibling tool call errored</tool_use_error>";
-            let failed =
-                (r.is_error || r.exit_code.is_some_and(|c| c != 0)) && !r.interrupted && !found_nothing && !cancelled;
+            // A server still running when the tool's time limit came (`timeout` exits 124)
+            // did not fail, whatever it printed meanwhile.
+            let held = action == "launch" && (r.timed_out || r.exit_code == Some(124));
+            let failed = (r.is_error || r.exit_code.is_some_and(|c| c != 0))
+                && !r.interrupted
+                && !found_nothing
+                && !cancelled
+                && !held;
             // The shape (a dump line, a truncation marker) matters for long outputs only.
             let maybe_cut = ["truncat", "omitted", "removed", "clipped", "too large"].iter().any(|k| body.contains(k));
             let shape = (longest >= LONG_LINE || maybe_cut).then(|| Shape::of(body));
@@ -655,7 +661,7 @@ pub fn entry_of_command(cmd: &str, program: &str) -> Option<String> {
 
 /// The name a launched program goes by: `python -m sglang.launch_server` →
 /// `sglang.launch_server`, `python train.py` → `train.py`, `vllm serve` → `vllm serve`.
-fn entry_of(c: &SimpleCommand) -> String {
+pub fn entry_of(c: &SimpleCommand) -> String {
     let name = c.name();
     if name.starts_with("python") {
         if let Some(m) = c.flag_value(Some('m'), None) {

@@ -176,6 +176,10 @@ const LOOKING_PROGRAMS: &[&str] = &[
     "service",
 ];
 
+/// PowerShell verbs (lowercased, with their dash) whose cmdlets only look.
+const POWERSHELL_LOOKING_VERBS: &[&str] =
+    &["get-", "test-", "select-", "where-", "format-", "measure-", "sort-", "out-string", "resolve-", "compare-"];
+
 /// `git` subcommands that only look.
 const GIT_LOOKING: &[&str] =
     &["status", "log", "diff", "show", "blame", "branch", "remote", "rev-parse", "ls-files", "grep", "describe"];
@@ -658,6 +662,12 @@ fn sub(c: &SimpleCommand) -> &str {
 /// One simple command only reads.
 pub fn command_only_looks(c: &SimpleCommand) -> bool {
     let name = c.name();
+    // PowerShell's verbs that only look (`Get-ChildItem`, `Test-Path`, `Select-Object`…),
+    // and cmd's `dir`.
+    let lower = name.to_ascii_lowercase();
+    if POWERSHELL_LOOKING_VERBS.iter().any(|v| lower.starts_with(v)) || lower == "dir" {
+        return true;
+    }
     if !LOOKING_PROGRAMS.contains(&name) {
         return false;
     }
@@ -722,6 +732,14 @@ mod tests {
         };
         assert!(edited_files(&view).is_empty());
         assert!(only_looks(&view));
+    }
+
+    #[test]
+    fn powershell_looking_cmdlets_only_look() {
+        assert!(only_looks(&bash("Get-NetTCPConnection -LocalPort 3005 | Select-Object OwningProcess")));
+        assert!(only_looks(&bash("Test-Path C:\\x; dir /s /b *.lnk")));
+        assert!(!only_looks(&bash("Get-Process node | Stop-Process -Force")));
+        assert!(!only_looks(&bash("Set-Content -Path a.txt -Value x")));
     }
 
     #[test]

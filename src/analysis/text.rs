@@ -179,6 +179,25 @@ pub fn sentences_where(text: &str, max_each: usize, pred: impl Fn(&str) -> bool)
         .collect()
 }
 
+/// The words of `text` that say what it is about: lowercased runs of letters of four or
+/// more, without the common words any sentence has ("with", "could", "file"). Two texts
+/// that share one are about the same thing, roughly: enough to tell whether a remark
+/// speaks of a failure at all.
+pub fn content_words(text: &str) -> std::collections::HashSet<String> {
+    const COMMON: &[&str] = &[
+        "about", "after", "again", "also", "because", "been", "before", "being", "command", "commands", "could",
+        "does", "done", "each", "error", "failed", "file", "files", "from", "have", "here", "into", "just", "like",
+        "line", "lines", "made", "make", "more", "must", "need", "next", "none", "only", "other", "over", "same",
+        "should", "some", "such", "than", "that", "their", "them", "then", "there", "these", "they", "this", "those",
+        "used", "using", "very", "want", "were", "what", "when", "where", "which", "will", "with", "would", "your",
+    ];
+    text.split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.chars().count() >= 4)
+        .map(str::to_lowercase)
+        .filter(|w| !COMMON.contains(&w.as_str()))
+        .collect()
+}
+
 /// A span of wall-clock time for people: "42 s", "4 min 12 s", "1 h 03 min", "2 d 4 h".
 pub fn duration(secs: i64) -> String {
     let s = secs.max(0);

@@ -1273,6 +1273,7 @@ fn tool_result(
     // the permission prompt: it did not fail, it was stopped.
     if output.lines().any(|l| l.starts_with("[Request interrupted by user"))
         || output.starts_with("The user doesn't want to proceed with this tool use")
+        || output.starts_with("The user doesn't want to take this action right now")
     {
         interrupted = true;
     }

@@ -427,6 +427,8 @@ pub struct SessionFacts {
     pub nudge_count: usize,
     pub timeline: Vec<TimelineEntry>,
     pub launches: Vec<Launch>,
+    /// The main problems and what became of them (`stories`).
+    pub stories: Vec<super::stories::Story>,
     pub by_detector: Vec<DetectorCount>,
     pub failures: Vec<FailureGroup>,
     pub time: TimeUse,
@@ -1540,6 +1542,7 @@ impl<'a> Builder<'a> {
             phases,
             timeline,
             launches,
+            stories: self.stories(),
             by_detector,
             failures: groups,
             time,
@@ -1555,6 +1558,7 @@ impl<'a> Builder<'a> {
         idxs.extend(facts.launches.iter().flat_map(|l| l.experiment.cites()));
         idxs.extend(facts.timeline.iter().flat_map(|t| t.moment.cites()));
         idxs.extend(facts.failures.iter().map(|f| f.first.idx));
+        idxs.extend(facts.stories.iter().flat_map(|st| st.cites()));
         idxs.extend(facts.time.longest_calls.iter().map(|e| e.idx));
         idxs.extend(facts.last.iter().map(|e| e.idx));
         facts.cited = self.cited(idxs);

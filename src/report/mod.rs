@@ -21,6 +21,7 @@
 pub mod export;
 pub mod facts;
 pub mod glossary;
+pub mod stories;
 pub mod story;
 pub mod templates;
 

@@ -442,7 +442,7 @@ fn plan_items(m: &Message, call: &crate::model::Call) -> Option<(String, Vec<Str
 }
 
 impl<'a> Builder<'a> {
-    fn pos_of(&self, idx: u32) -> usize {
+    pub(super) fn pos_of(&self, idx: u32) -> usize {
         self.session.messages.partition_point(|m| m.idx < idx)
     }
 

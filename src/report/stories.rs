@@ -1,0 +1,435 @@
+//! The session's problems, told as stories: something failed, what the assistant made of
+//! it, what it tried next, and how it ended — the way the seeds tell one, from the
+//! transcript's own evidence only.
+//!
+//! A story starts at a failed call. Its *subject* is what failed: a program with its
+//! subcommand (`brew install`, `cargo test`, `git push`), a script (`python train.py`),
+//! or a tool and its file (`Edit` of `app.py`). Later calls of the same subject are its
+//! attempts; the first one that succeeds resolves it. A call right after the failure that
+//! succeeds on the same path or name (`open "…/LuLu Installer.app"` failed, `cp -R
+//! "…/LuLu.app"` ran) resolves it too, "by another command". What the user typed while
+//! it was open, and the findings of debrief's detectors inside it, belong to it.
+//!
+//! Nothing here says *why* something worked: the report quotes what the assistant said
+//! and what ran, and leaves the cause to the reader, since the transcript rarely proves it.
+//! The stories kept are the ones with the most at stake (failures, attempts, the user's
+//! words, findings), at most [`MAX`], told in the order they began.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+use super::facts::{Builder, request_text};
+use super::story::Quote;
+use crate::analysis::call_facts::{CallFacts, entry_of};
+use crate::analysis::calls;
+use crate::analysis::claims::{self, Kind};
+use crate::analysis::text::{clip, clock, content_words, duration, one_line, secs_between};
+use crate::model::{Message, Role};
+
+/// The harness's tags around a tool's error (`<tool_use_error>…</tool_use_error>`).
+static TAG: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"</?(?:tool_use_error|error|stdout|stderr)>").expect("static regex"));
+
+/// Stories a session report tells at most.
+const MAX: usize = 4;
+/// How far (in messages) a story looks for its next attempt.
+const SPAN: usize = 120;
+const QUOTE: usize = 240;
+
+/// One call of a story's subject.
+#[derive(Debug, Clone, Serialize)]
+pub struct Attempt {
+    pub idx: u32,
+    pub time: Option<String>,
+    /// The command line (clipped), or the tool.
+    pub command: String,
+    pub failed: bool,
+    /// For a failed attempt, the line that says how: an error line of its output, never
+    /// just its last line (a shell's greeting, a progress line); else its exit code.
+    pub error: Option<String>,
+    pub exit: Option<i32>,
+}
+
+/// A problem and what became of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Story {
+    pub idx: u32,
+    pub seed: u32,
+    pub detector: &'static str,
+    pub situations: Vec<&'static str>,
+    /// What failed, as a reader names it (`brew install`, `Edit app.py`).
+    pub subject: String,
+    /// The first failure.
+    pub first: Attempt,
+    /// The assistant's words right after it: what it made of the failure.
+    pub reading: Option<Quote>,
+    /// Later failed calls of the subject, before the one that resolved it: at most
+    /// three, and how many more.
+    pub attempts: Vec<Attempt>,
+    pub more_attempts: usize,
+    /// Failed calls of the subject in all, the first included.
+    pub failures: usize,
+    /// What the user typed while it was open.
+    pub user: Vec<Quote>,
+    /// The call that succeeded, and whether it was the subject itself (`same`) or
+    /// another command right after the failure on the same path (`other`).
+    pub resolved: Option<Attempt>,
+    pub resolved_by: Option<&'static str>,
+    /// The resolving call's command line is the first failure's, character for character.
+    pub same_command: bool,
+    /// The assistant's words after the resolving call.
+    pub after: Option<Quote>,
+    /// From the first failure to the resolution.
+    pub took: Option<String>,
+    /// Findings inside the story: detector and key message.
+    pub findings: Vec<(String, u32)>,
+    /// The last failed call of the subject.
+    pub last_failure: u32,
+    /// Unresolved: the subject never ran again in the whole session.
+    pub never_again: bool,
+}
+
+impl Story {
+    pub fn cites(&self) -> Vec<u32> {
+        let mut v = vec![self.first.idx];
+        v.extend(self.reading.iter().map(|q| q.idx));
+        v.extend(self.attempts.iter().map(|a| a.idx));
+        v.extend(self.user.iter().map(|q| q.idx));
+        v.extend(self.resolved.iter().map(|a| a.idx));
+        v.extend(self.after.iter().map(|q| q.idx));
+        v.extend(self.findings.iter().map(|f| f.1));
+        v
+    }
+
+    fn weight(&self) -> usize {
+        2 * self.failures
+            + self.attempts.len()
+            + self.more_attempts
+            + 2 * self.user.len()
+            + 3 * self.findings.len()
+            + usize::from(self.resolved.is_some())
+            + usize::from(self.reading.is_some())
+    }
+}
+
+/// What a call is about, for telling its attempts apart from other work: what the
+/// program it ran goes by (`cargo fmt`, `pytest` for `python -m pytest tests/`,
+/// `train.py`; see [`entry_of`]), or the tool and the file it worked on.
+pub fn subject(f: &CallFacts) -> String {
+    // A read of a background command's output is about that command.
+    if f.continues.is_some() {
+        return f.label.clone();
+    }
+    let Some(cmd) = f.command.as_deref() else {
+        return match &f.file {
+            Some(p) => format!("{} {}", f.tool, p.rsplit(['/', '\\']).next().unwrap_or(p)),
+            None => f.tool.clone(),
+        };
+    };
+    let script = crate::shell::parse(cmd);
+    match script.commands.iter().rev().find(|c| c.name() == f.program && !c.in_substitution) {
+        Some(c) => command_subject(c),
+        None => f.program.clone(),
+    }
+}
+
+/// A command's subject: its entry point, or for inline code (`python -c "…"`, `node -e
+/// "…"`) what the snippet works on — the first file it names in quotes, else its first
+/// statement — since each snippet is its own program, and its fixed versions (the same
+/// file read with `encoding='utf-8'`) are the same one.
+fn command_subject(c: &crate::shell::SimpleCommand) -> String {
+    match c.flag_value(Some('c'), None).or_else(|| c.flag_value(Some('e'), None)) {
+        Some(code)
+            if ["python", "node", "ruby", "perl", "bash", "sh", "zsh"].iter().any(|p| c.name().starts_with(p)) =>
+        {
+            let what = QUOTED_FILE
+                .captures(code)
+                .map(|m| m[1].to_string())
+                .unwrap_or_else(|| code.split([';', '\n']).next().unwrap_or(code).trim().to_string());
+            format!("{} -c {what}", c.name())
+        }
+        _ => entry_of(c),
+    }
+}
+
+/// A file named in quotes inside inline code (`Path('src/app.tsx')`, `open("data.json")`).
+static QUOTED_FILE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"['"]([\w./\\-]+\.\w{1,5})['"]"#).expect("static regex"));
+
+/// A call that only asks a program for its version or usage: it says the program is
+/// there, not that what failed works now.
+fn asks_version(f: &CallFacts) -> bool {
+    f.command.as_deref().is_some_and(|c| {
+        crate::shell::parse(c)
+            .commands
+            .iter()
+            .any(|c| c.args.iter().any(|a| matches!(a.as_str(), "--version" | "-V" | "--help")))
+    })
+}
+
+/// Every subject a call works on: its own, and that of each command of its command line
+/// (`ruff check x && pytest` is a `ruff check` too).
+fn subjects(f: &CallFacts) -> Vec<String> {
+    let mut v = vec![subject(f)];
+    if let Some(cmd) = f.command.as_deref() {
+        v.extend(crate::shell::parse(cmd).commands.iter().filter(|c| !c.in_substitution).map(command_subject));
+    }
+    v
+}
+
+/// Paths and long names a command line works on, for "the same thing by another command".
+fn things(cmd: &str) -> Vec<String> {
+    let script = crate::shell::parse(cmd);
+    let mut out = Vec::new();
+    for c in &script.commands {
+        for a in c.positionals() {
+            let a = a.trim_end_matches('/');
+            if a.len() >= 6 && (a.contains('/') || a.contains('.')) && !a.starts_with("http") {
+                out.push(a.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Two command lines work on the same thing: a path of one is, or contains the folder
+/// of, a path of the other.
+fn same_thing(a: &str, b: &str) -> bool {
+    let (ta, tb) = (things(a), things(b));
+    ta.iter().any(|x| {
+        tb.iter().any(|y| {
+            x == y || {
+                let dir = |p: &str| p.rsplit_once('/').map(|(d, _)| d.to_string()).filter(|d| d.len() >= 6);
+                dir(x).is_some_and(|d| y.starts_with(&d)) || dir(y).is_some_and(|d| x.starts_with(&d))
+            }
+        })
+    })
+}
+
+impl Builder<'_> {
+    fn attempt(&self, m: &Message, f: &CallFacts) -> Attempt {
+        Attempt {
+            idx: m.idx,
+            time: clock(m.timestamp),
+            command: f.continues.clone().or_else(|| f.command_short.clone()).unwrap_or_else(|| subject(f)),
+            failed: f.failed(),
+            // A tool's refusal, or the harness's for a command that never ran, is its
+            // whole output ("File has not been read yet.", "Command rejected because it
+            // could not be parsed safely"); the last line of a command that ran and
+            // exited may be anything.
+            error: f
+                .failed()
+                .then(|| {
+                    f.output.as_ref().and_then(|o| match (&f.command, o.exit_code) {
+                        (Some(_), Some(_)) => o.error_line.clone(),
+                        _ => o.failure_line(),
+                    })
+                })
+                .flatten()
+                .map(|l| TAG.replace_all(&l, "").trim().to_string())
+                .filter(|l| !l.is_empty()),
+            exit: f.failed().then(|| f.output.as_ref().and_then(|o| o.exit_code)).flatten().filter(|c| *c != 0),
+        }
+    }
+
+    /// The assistant's first words about what just happened, after position `pos` and
+    /// no later than `until` (the next call of the story: words after it are about that):
+    /// its first statement in the next assistant message with text that shares a word
+    /// with `topic` (the command and its error), so that "Phase 4 completed." is not
+    /// told as its reading of a failed `cargo fmt`.
+    fn reading_after(&self, pos: usize, until: usize, topic: &str) -> Option<Quote> {
+        let topic = content_words(topic);
+        let m = self
+            .session
+            .messages
+            .iter()
+            .enumerate()
+            .skip(pos + 1)
+            .take(3)
+            .take_while(|(p, _)| *p <= until)
+            .map(|(_, m)| m)
+            .find(|m| m.role == Role::Assistant && !m.text.trim().is_empty())?;
+        // Its first statement that is not a plan or a question ("Let me…" says what it
+        // will do, not what it made of it), and says something (not "Great!").
+        let text = claims::statements(&m.text, QUOTE)
+            .into_iter()
+            .find(|s| {
+                !matches!(s.kind, Kind::Plan | Kind::Question)
+                    && s.text.split_whitespace().count() >= 4
+                    && !content_words(&s.text).is_disjoint(&topic)
+            })?
+            .text;
+        Some(Quote { idx: m.idx, text })
+    }
+
+    /// The session's main problems, told as stories (see the module's documentation).
+    pub(super) fn stories(&self) -> Vec<Story> {
+        let s = self.session;
+        let mut out: Vec<Story> = Vec::new();
+        // Subjects already told, with the position up to which their story reaches.
+        let mut told: Vec<(String, usize)> = Vec::new();
+        for (pos, m) in s.messages.iter().enumerate() {
+            for (f, c) in self.facts_of(m).iter().zip(&m.calls) {
+                // A search that finds nothing is no failure; a call the user stopped is
+                // theirs; a look that failed (`ls Dockerfile*`, a `cat` of a missing
+                // file) is a question answered, not a problem.
+                if !f.failed()
+                    || f.action == "search"
+                    || f.output.as_ref().is_some_and(|o| o.interrupted)
+                    || calls::only_looks(c)
+                {
+                    continue;
+                }
+                let subj = subject(f);
+                if told.iter().any(|(t, end)| *end >= pos && subjects(f).contains(t)) {
+                    continue;
+                }
+                let story = self.story_from(pos, m, f, subj.clone());
+                let end = story.resolved.as_ref().or(story.attempts.last()).map_or(pos, |a| self.pos_of(a.idx));
+                told.push((subj, end.max(self.pos_of(story.last_failure))));
+                out.push(story);
+            }
+        }
+        // The weightiest, told in the order they began.
+        out.retain(|st| st.weight() >= 3);
+        out.sort_by(|a, b| b.weight().cmp(&a.weight()).then(a.idx.cmp(&b.idx)));
+        out.truncate(MAX);
+        out.sort_by_key(|st| st.idx);
+        out
+    }
+
+    fn story_from(&self, pos: usize, m: &Message, f: &CallFacts, subj: String) -> Story {
+        let s = self.session;
+        let first = self.attempt(m, f);
+        let mut st = Story {
+            idx: m.idx,
+            seed: m.idx,
+            detector: "_story",
+            situations: Vec::new(),
+            subject: subj.clone(),
+            reading: None,
+            first,
+            attempts: Vec::new(),
+            more_attempts: 0,
+            failures: 1,
+            user: Vec::new(),
+            resolved: None,
+            resolved_by: None,
+            same_command: false,
+            after: None,
+            took: None,
+            findings: Vec::new(),
+            last_failure: m.idx,
+            never_again: false,
+        };
+        let topic = format!(
+            "{} {} {}",
+            f.command.as_deref().unwrap_or(&f.tool),
+            f.file.as_deref().unwrap_or(""),
+            st.first.error.as_deref().unwrap_or("")
+        );
+        // Later calls of the same message count too (parallel calls after the failing one).
+        let own = self.facts_of(m).iter().position(|x| std::ptr::eq(x, f)).unwrap_or(0);
+        let end = (pos + SPAN).min(s.messages.len());
+        let mut stop = pos;
+        'scan: for (p, n) in s.messages.iter().enumerate().take(end).skip(pos) {
+            if p > pos && n.is_typed_user() && !n.text.trim().is_empty() && st.user.len() < 2 {
+                st.user.push(Quote { idx: n.idx, text: clip(&one_line(&request_text(&n.text)), QUOTE) });
+            }
+            for (i, g) in self.facts_of(n).iter().enumerate() {
+                if p == pos && i <= own {
+                    continue;
+                }
+                let same = subjects(g).contains(&subj);
+                let other = !same
+                    && p <= pos + 2
+                    && st.attempts.is_empty()
+                    && !g.failed()
+                    && g.output.is_some()
+                    && f.command.as_deref().zip(g.command.as_deref()).is_some_and(|(a, b)| same_thing(a, b));
+                if !same && !other {
+                    continue;
+                }
+                // A call whose result never came says nothing either way; nor does asking
+                // the program for its version, unless that is what failed; a read of a
+                // background command's output is that run again, not another attempt.
+                if g.output.is_none() || (asks_version(g) && !asks_version(f)) || g.continues.is_some() {
+                    continue;
+                }
+                let a = self.attempt(n, g);
+                stop = p;
+                if a.failed {
+                    st.failures += 1;
+                    st.last_failure = n.idx;
+                    if st.attempts.len() < 3 {
+                        st.attempts.push(a);
+                    } else {
+                        st.more_attempts += 1;
+                    }
+                    continue;
+                }
+                st.resolved_by = Some(if same { "same" } else { "other" });
+                st.same_command = f.command.is_some() && g.command == f.command;
+                st.took = secs_between(m.timestamp, n.timestamp).filter(|t| *t >= 60).map(duration);
+                st.resolved = Some(a);
+                st.after = self
+                    .reading_after(p, usize::MAX, &topic)
+                    .filter(|q| q.idx != st.reading.as_ref().map_or(0, |r| r.idx));
+                break 'scan;
+            }
+        }
+        let next = st.attempts.first().or(st.resolved.as_ref()).map_or(usize::MAX, |a| self.pos_of(a.idx));
+        st.reading = self.reading_after(pos, next, &topic);
+        // What the user typed after the story's last call is another story's.
+        let mut last = st.resolved.as_ref().map(|a| a.idx).unwrap_or_else(|| s.messages[stop].idx);
+        if st.resolved.is_some() || !st.attempts.is_empty() {
+            st.user.retain(|q| q.idx < last);
+        } else {
+            // Unresolved and never retried: a user turn soon after counts, or one that
+            // names what failed (the user ran it themselves, or pasted its output).
+            let named = |n: &Message| {
+                f.program.len() >= 5
+                    && n.text.split(|c: char| !c.is_alphanumeric() && c != '_' && c != '-').any(|w| w == f.program)
+            };
+            st.user.clear();
+            let typed = s
+                .messages
+                .iter()
+                .enumerate()
+                .take(end)
+                .skip(pos + 1)
+                .filter(|(_, n)| n.is_typed_user() && !n.text.trim().is_empty());
+            if let Some((p, n)) =
+                typed.clone().find(|(_, n)| named(n)).or_else(|| typed.clone().next().filter(|(p, _)| *p <= pos + 6))
+            {
+                st.user.push(Quote { idx: n.idx, text: clip(&one_line(&request_text(&n.text)), QUOTE) });
+                if named(n) {
+                    st.situations.push("user-named-it");
+                    st.after = self.reading_after(p, usize::MAX, &topic);
+                    last = st.after.as_ref().map_or(n.idx, |q| q.idx);
+                }
+            }
+        }
+        if st.resolved.is_none() {
+            let lp = self.pos_of(st.last_failure);
+            st.never_again =
+                !s.messages.iter().skip(lp + 1).any(|n| self.facts_of(n).iter().any(|g| subjects(g).contains(&subj)));
+        }
+        let reach = self.pos_of(last).max(pos);
+        for fd in self.findings {
+            let kp = self.pos_of(fd.key);
+            if kp >= pos && kp <= reach && !st.findings.iter().any(|(d, k)| *d == fd.detector && *k == fd.key) {
+                st.findings.push((fd.detector.clone(), fd.key));
+            }
+        }
+        st.situations.push(match st.resolved_by {
+            Some("same") => "resolved",
+            Some(_) => "resolved-other",
+            _ if !st.attempts.is_empty() => "unresolved-retried",
+            _ => "unresolved",
+        });
+        st
+    }
+}
