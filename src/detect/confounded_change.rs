@@ -1376,10 +1376,16 @@ mod tests {
         let f = run(&messages);
         assert_eq!(f.len(), 1, "{f:#?}");
         assert_eq!(f[0].key, 3);
-        assert!(f[0].summary.contains("--sandbox (unset→workspace-write), --threads (2→4) and the code"), "{}", f[0].summary);
+        assert!(
+            f[0].summary.contains("--sandbox (unset→workspace-write), --threads (2→4) and the code"),
+            "{}",
+            f[0].summary
+        );
         assert!(!f[0].summary.contains("--prompt"), "{}", f[0].summary);
         assert!(is_prose("verify write+net preset") && !is_prose("hi"));
-        assert!(!is_prose("1 2 4") && !is_prose("--sandbox read-only") && !is_prose("/a b/c") && !is_prose("{\"a\": 1}"));
+        assert!(
+            !is_prose("1 2 4") && !is_prose("--sandbox read-only") && !is_prose("/a b/c") && !is_prose("{\"a\": 1}")
+        );
     }
 
     #[test]

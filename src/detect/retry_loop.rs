@@ -16,7 +16,9 @@
 //!   the same command extends it when it fails the same way (same exit code and the same
 //!   last error line once times, durations and addresses are masked), follows within
 //!   [`MAX_GAP`] messages, and nothing happened in between but looking or refused calls:
-//!   no edit, no other command that may change state, no words from the person.
+//!   no edit, no other command that may change state, no words from the person (see
+//!   [`end_chains`] for the calls of the run's own batch and chains of refused runs). A
+//!   run piped into a trimmer that exits 0 failed when its output says so.
 //! - A chain of [`MIN_RUNS`] or more runs is a finding, keyed on the first run, with
 //!   every run as evidence. A look that ran after that ends it: retrying after
 //!   stopping to look is a new episode.
@@ -52,8 +54,13 @@ line with times, durations and addresses masked.
 It also finds a command the harness refuses each time ("This command requires
 approval", "Command rejected because it could not be parsed safely") — a refused
 command never ran, so even a `git status` sent again is a retry, and refused commands
-in between change nothing — and another tool's call sent again unchanged after it
-failed (the same `Write`, denied each time).
+in between change nothing, nor does any other command that edits no file — and another
+tool's call sent again unchanged after it failed (the same `Write`, denied each time).
+
+A run piped into an output trimmer (`brew install bfg 2>&1 | tail -10`) exits with the
+trimmer's 0: it failed when its output says so. A call sent in the same message after a
+failed run (a batch, sent before any result was seen) is no response to that failure and
+does not end its chain, unless it edits a file.
 
 ## Why it matters
 
@@ -653,8 +660,12 @@ mod tests {
             }],
             ..Message::default()
         };
-        let messages =
-            vec![refused(1, "git status"), subagent, refused(3, "powershell -Command \"git status\""), refused(4, "git.exe status")];
+        let messages = vec![
+            refused(1, "git status"),
+            subagent,
+            refused(3, "powershell -Command \"git status\""),
+            refused(4, "git.exe status"),
+        ];
         let f = run(&messages);
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].evidence, [1, 3, 4]);

@@ -841,9 +841,14 @@ mod tests {
         let staged = said(1, "All 6 reports created and staged for commit ✅. You can manually complete the commit.");
         assert_eq!(keys(&[staged.clone(), user(2, "complete the commit, always verify and run hooks.")]), [2]);
         let done = said(1, "I've completed issue #1 and opened PR #2.");
-        let f = run(&[done.clone(), user(2, "Ensure that your pending tasks are complete, including spawning Claude.")]);
+        let f =
+            run(&[done.clone(), user(2, "Ensure that your pending tasks are complete, including spawning Claude.")]);
         assert_eq!(f.len(), 1, "{f:?}");
-        assert!(f[0].summary.starts_with("the user says the work is not finished after the assistant's"), "{}", f[0].summary);
+        assert!(
+            f[0].summary.starts_with("the user says the work is not finished after the assistant's"),
+            "{}",
+            f[0].summary
+        );
         // Near misses: a next step the claim never spoke of; nothing was called done; a
         // question; an ordinary "make sure" instruction.
         assert!(keys(&[done.clone(), user(2, "Great. Now complete the docs page too.")]).is_empty());
