@@ -12,8 +12,9 @@
 //! How a label is matched:
 //! - its message is the one whose text, reasoning, command lines, tool input (as compact
 //!   JSON), output, or the command of the call it continues (a poll of a background
-//!   command) holds the label's `anchor` (whitespace runs compared as one space); of
-//!   several, the one nearest the labeller's `msg`. An anchor found nowhere falls back on
+//!   command) holds the label's `anchor` (whitespace runs compared as one space), as the
+//!   transcript has it or else as `debrief show` prints it (redacted); of several, the
+//!   one nearest the labeller's `msg`. An anchor found nowhere falls back on
 //!   `msg` and is counted as unresolved.
 //! - a finding of the label's detector in the label's session matches it when its key
 //!   message is within 2 messages of the label's, or its evidence holds the label's
@@ -32,6 +33,7 @@ use std::path::{Path, PathBuf};
 use debrief::detect::{self, Finding};
 use debrief::formats;
 use debrief::model::{Message, Session};
+use debrief::redact::Redactor;
 use serde_json::json;
 
 struct Label {
@@ -94,12 +96,24 @@ fn resolve(session: &Session, label: &Label) -> (u32, bool) {
     if anchor.is_empty() {
         return (label.msg, false);
     }
-    session
-        .messages
-        .iter()
-        .filter(|m| haystack(m, &commands).contains(&anchor))
-        .min_by_key(|m| m.idx.abs_diff(label.msg))
-        .map_or((label.msg, false), |m| (m.idx, true))
+    let nearest = |found: &dyn Fn(&str) -> bool| {
+        session
+            .messages
+            .iter()
+            .filter(|m| found(&haystack(m, &commands)))
+            .min_by_key(|m| m.idx.abs_diff(label.msg))
+            .map(|m| m.idx)
+    };
+    // Labellers quote what `debrief show` prints, which is redacted by default
+    // (`rg "[USER]" -n`): an anchor not in the transcript's own text is looked for in
+    // the redacted text too.
+    let redactor = || Redactor::for_meta(&session.meta, &[]).expect("built-in redaction rules");
+    nearest(&|h| h.contains(&anchor))
+        .or_else(|| {
+            let r = redactor();
+            nearest(&|h| r.redact(h).contains(&anchor))
+        })
+        .map_or((label.msg, false), |at| (at, true))
 }
 
 #[derive(Default)]

@@ -13,7 +13,10 @@
 //! - Launches with the same identity (program, entry point, subcommand, remote host)
 //!   are compared with the previous one in the session: environment (`VAR=x` prefixes
 //!   and `export`s of the same command line), flags and their values. Positional
-//!   arguments are not compared: they are usually inputs, not settings.
+//!   arguments are not compared: they are usually inputs, not settings. Nor are flags
+//!   that carry free text (`--prompt "build a game"`: the task given to the program) or
+//!   that changed together with such a text (`--project demo-2`, the task's folder); and
+//!   a relaunch with another task is another run, not compared with the previous one.
 //! - Files edited between the two launches (edit tools, `apply_patch`, `sed -i`, …;
 //!   notes and docs excluded) count as **one** change however many files they touch:
 //!   edits for one fix often span files, and splitting them would cry wolf.
@@ -36,7 +39,7 @@
 //! Two or more changes make a finding, keyed on the relaunch, with the previous launch
 //! and the editing messages as evidence.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Details, Detector, Finding, LOOKBACK, SessionView, Telling};
 use crate::analysis::calls::{copies_to, edits, is_edit_tool, is_note, place_of, text_edits};
@@ -88,6 +91,9 @@ session then spends its time finding out which of the two broke it.
   or port.
 - Several files edited for one fix, then the same command run again (one change).
 - A sweep in a loop (`for bs in 1 2 4; do python bench.py --bs $bs; done`).
+- A program given another task: `--prompt "hi" --project demo` after `--prompt "check
+  defaults" --project defaults-demo` is another run (free text is an input, and so is
+  what changes with it), not a relaunch with two settings changed.
 - Runs of test suites, linters, package managers (`pytest`, `cargo test`, `pip`).
 "###;
 
@@ -126,12 +132,13 @@ impl Detector for ConfoundedChange {
             }
             if let Some(&p) = last.get(&l.identity) {
                 let prev = &launches[p];
-                if prev.at.0 != l.at.0
-                    && l.at.0 - prev.at.0 <= LOOKBACK
-                    && (prev.experiment || l.experiment)
-                    && let Some(f) = compare(view.messages, prev, l)
-                {
-                    out.push(Finding { detector: self.id().into(), ..f });
+                if prev.at.0 != l.at.0 && l.at.0 - prev.at.0 <= LOOKBACK && (prev.experiment || l.experiment) {
+                    let (task, inputs) = input_flags(&launches, n);
+                    // A new task (another prompt) is another run, not the same one retried.
+                    let new_task = task.iter().any(|k| prev.flags.get(k) != l.flags.get(k));
+                    if !new_task && let Some(f) = compare(view.messages, prev, l, &inputs) {
+                        out.push(Finding { detector: self.id().into(), ..f });
+                    }
                 }
             }
             last.insert(l.identity.clone(), n);
@@ -705,10 +712,10 @@ struct Change {
     text: String,
 }
 
-fn compare(messages: &[Message], prev: &Launch, cur: &Launch) -> Option<Finding> {
+fn compare(messages: &[Message], prev: &Launch, cur: &Launch, inputs: &BTreeSet<String>) -> Option<Finding> {
     let mut changes: Vec<Change> = Vec::new();
     changes.extend(env_changes(&prev.env, &cur.env));
-    changes.extend(flag_changes(prev, cur));
+    changes.extend(flag_changes(prev, cur, inputs));
     // Edits between the two launches (after the previous launch's call, before the
     // relaunch's command) that reach the machine the program runs on: made there, or
     // made here and then copied there (`rsync`/`scp`).
@@ -1105,17 +1112,54 @@ fn env_changes(prev: &BTreeMap<String, String>, cur: &BTreeMap<String, String>) 
         .collect()
 }
 
-/// Flag differences, minus renames (same value, new name) and fixes of flags the
-/// previous launch rejected.
-fn flag_changes(prev: &Launch, cur: &Launch) -> Vec<Change> {
+/// Flags that give the program its task rather than set how it runs, as far as the
+/// launches of the same program within [`LOOKBACK`] messages up to the `n`th show them.
+/// First the flags that carry free text in any of them (a prompt, a question, a title:
+/// the task); then those and the flags that changed together with such a text at some
+/// relaunch (the project or folder the task is given). Positional arguments are not
+/// compared for the same reason.
+fn input_flags(launches: &[Launch], n: usize) -> (BTreeSet<String>, BTreeSet<String>) {
+    let cur = &launches[n];
+    let same: Vec<&Launch> =
+        launches[..=n].iter().filter(|l| l.identity == cur.identity && cur.at.0 - l.at.0 <= LOOKBACK).collect();
+    let task: BTreeSet<String> =
+        same.iter().flat_map(|l| &l.flags).filter(|(_, v)| is_prose(v)).map(|(k, _)| k.clone()).collect();
+    let mut inputs = task.clone();
+    for w in same.windows(2) {
+        let (a, b) = (&w[0].flags, &w[1].flags);
+        let differ: Vec<&String> = a.keys().chain(b.keys()).filter(|k| a.get(*k) != b.get(*k)).collect();
+        if differ.iter().any(|k| task.contains(*k)) {
+            inputs.extend(differ.into_iter().cloned());
+        }
+    }
+    (task, inputs)
+}
+
+/// Free text, as a person writes a request (`"build a python guessing game"`), not a
+/// value (`1 2 4`, `--sandbox read-only`, `{"a": 1}`, `/a b/c`): two or more words, of
+/// which at least two are all letters, and no word an option or an assignment.
+fn is_prose(v: &str) -> bool {
+    let words: Vec<&str> = v.split_whitespace().collect();
+    words.len() >= 2
+        && !v.contains(['{', '[', '<', '=', '/', '\\'])
+        && words.iter().all(|w| !w.starts_with('-') && w.chars().any(char::is_alphabetic))
+        && words.iter().filter(|w| w.chars().all(char::is_alphabetic)).count() >= 2
+}
+
+/// Flag differences, minus the program's inputs (see [`input_flags`]), renames (same
+/// value, new name) and fixes of flags the previous launch rejected.
+fn flag_changes(prev: &Launch, cur: &Launch, inputs: &BTreeSet<String>) -> Vec<Change> {
     let rejected = prev.call.result.as_ref().map(|r| r.output.as_str()).unwrap_or("");
     let rejected_flag = |name: &str| {
         let low = rejected.to_lowercase();
         (low.contains("unrecognized") || low.contains("no such option") || low.contains("unexpected argument"))
             && (rejected.contains(&format!("--{name}")) || rejected.contains(&format!("--{}", name.replace('-', "_"))))
     };
-    let mut removed: Vec<(&String, &String)> = prev.flags.iter().filter(|(k, _)| !cur.flags.contains_key(*k)).collect();
-    let mut added: Vec<(&String, &String)> = cur.flags.iter().filter(|(k, _)| !prev.flags.contains_key(*k)).collect();
+    let setting = |k: &String| !inputs.contains(k);
+    let mut removed: Vec<(&String, &String)> =
+        prev.flags.iter().filter(|(k, _)| setting(k) && !cur.flags.contains_key(*k)).collect();
+    let mut added: Vec<(&String, &String)> =
+        cur.flags.iter().filter(|(k, _)| setting(k) && !prev.flags.contains_key(*k)).collect();
     let mut out = Vec::new();
     // Renames: a removed and an added flag with the same non-empty value.
     removed.retain(|(_, rv)| {
@@ -1139,7 +1183,7 @@ fn flag_changes(prev: &Launch, cur: &Launch) -> Vec<Change> {
             text: if v.is_empty() { format!("--{k} (off→on)") } else { format!("--{k} (unset→{})", quote(v, 30)) },
         });
     }
-    for (k, v) in &cur.flags {
+    for (k, v) in cur.flags.iter().filter(|(k, _)| setting(k)) {
         if let Some(pv) = prev.flags.get(k)
             && pv != v
         {
@@ -1304,6 +1348,43 @@ mod tests {
         assert_eq!(
             f[0].summary,
             "relaunch of train.py changed --dropout (unset→0.1) and --epochs (3→unset) in one go (2 changes since its previous launch in the message before)"
+        );
+    }
+
+    #[test]
+    fn the_task_given_to_a_program_is_an_input_not_a_setting() {
+        let run_app = |idx: u32, args: &str| bash(idx, &format!("APP_DIR=shared cargo run -p app -- {args}"));
+        // Another prompt is another run; the project changed with the prompt is the
+        // task's folder, so a fresh folder and a code fix later are one change.
+        let messages = vec![
+            run_app(1, "--playbook /tmp/p.json"),
+            edit(2, "/r/app/src/main.rs"),
+            run_app(3, "--prompt \"build a python guessing game\" --project test-guess"),
+            edit(4, "/r/app/src/worker.rs"),
+            run_app(5, "--prompt hi --project roles-demo"),
+            run_app(6, "--prompt \"check defaults\" --project defaults-demo"),
+            edit(7, "/r/app/src/main.rs"),
+            run_app(8, "--prompt \"check defaults\" --project defaults-demo-2"),
+        ];
+        assert!(run(&messages).is_empty(), "{:#?}", run(&messages));
+        // The same task, with two settings and the code changed: confounded.
+        let messages = vec![
+            run_app(1, "--prompt \"check defaults\" --project demo --threads 2"),
+            edit(2, "/r/app/src/main.rs"),
+            run_app(3, "--prompt \"check defaults\" --project demo --threads 4 --sandbox workspace-write"),
+        ];
+        let f = run(&messages);
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].key, 3);
+        assert!(
+            f[0].summary.contains("--sandbox (unset→workspace-write), --threads (2→4) and the code"),
+            "{}",
+            f[0].summary
+        );
+        assert!(!f[0].summary.contains("--prompt"), "{}", f[0].summary);
+        assert!(is_prose("verify write+net preset") && !is_prose("hi"));
+        assert!(
+            !is_prose("1 2 4") && !is_prose("--sandbox read-only") && !is_prose("/a b/c") && !is_prose("{\"a\": 1}")
         );
     }
 

@@ -16,7 +16,9 @@
 //!   the same command extends it when it fails the same way (same exit code and the same
 //!   last error line once times, durations and addresses are masked), follows within
 //!   [`MAX_GAP`] messages, and nothing happened in between but looking or refused calls:
-//!   no edit, no other command that may change state, no words from the person.
+//!   no edit, no other command that may change state, no words from the person (see
+//!   [`end_chains`] for the calls of the run's own batch and chains of refused runs). A
+//!   run piped into a trimmer that exits 0 failed when its output says so.
 //! - A chain of [`MIN_RUNS`] or more runs is a finding, keyed on the first run, with
 //!   every run as evidence. A look that ran after that ends it: retrying after
 //!   stopping to look is a new episode.
@@ -27,7 +29,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{Details, Detector, Finding, LOOKAHEAD, SessionView, Telling};
-use crate::analysis::calls::{failed, only_looks, output_says_it_failed};
+use crate::analysis::calls::{edits, failed, is_edit_tool, only_looks, output_says_it_failed};
 use crate::analysis::text::quote;
 use crate::model::{Call, CallResult, Message, Origin, Role};
 use crate::shell::{self, SimpleCommand};
@@ -52,8 +54,13 @@ line with times, durations and addresses masked.
 It also finds a command the harness refuses each time ("This command requires
 approval", "Command rejected because it could not be parsed safely") — a refused
 command never ran, so even a `git status` sent again is a retry, and refused commands
-in between change nothing — and another tool's call sent again unchanged after it
-failed (the same `Write`, denied each time).
+in between change nothing, nor does any other command that edits no file — and another
+tool's call sent again unchanged after it failed (the same `Write`, denied each time).
+
+A run piped into an output trimmer (`brew install bfg 2>&1 | tail -10`) exits with the
+trimmer's 0: it failed when its output says so. A call sent in the same message after a
+failed run (a batch, sent before any result was seen) is no response to that failure and
+does not end its chain, unless it edits a file.
 
 ## Why it matters
 
@@ -110,7 +117,7 @@ impl Detector for RetryLoop {
             if let Some(run) = orphan_run(m) {
                 // A result whose call the transcript lost: the same failure, word for
                 // word, is the same call failing again.
-                extend(&mut open, &mut done, pos, m.idx, run, false);
+                extend(&mut open, &mut done, pos, m.idx, run, None);
                 continue;
             }
             // Runs are the agent's calls, and the person's own (aider's `/run`).
@@ -127,7 +134,7 @@ impl Detector for RetryLoop {
                     if looks {
                         end_loops_found(&mut open, &mut done);
                     } else if !refused {
-                        done.extend(open.drain().map(|(_, c)| c));
+                        end_chains(&mut open, &mut done, pos, call);
                     }
                     continue;
                 };
@@ -137,13 +144,14 @@ impl Detector for RetryLoop {
                 }
                 let run = Run {
                     norm,
-                    outcome: failed(call).then(|| outcome(call.result.as_ref())),
+                    outcome: run_outcome(call),
+                    refused,
                     shown: shown(call),
                     command: call.command.clone(),
                     folder: working_folder(call).map(str::to_string),
                 };
                 // A refused call never ran: it changed nothing for the other chains.
-                extend(&mut open, &mut done, pos, m.idx, run, !refused);
+                extend(&mut open, &mut done, pos, m.idx, run, (!refused).then_some(call));
             }
         }
         done.extend(open.into_values());
@@ -165,6 +173,8 @@ struct Run {
     norm: String,
     /// How it failed (None: it did not).
     outcome: Option<(String, String)>,
+    /// The harness refused it (see [`refused`]).
+    refused: bool,
     /// The command as the summary shows it (empty for a result whose call was lost).
     shown: String,
     command: Option<String>,
@@ -172,23 +182,31 @@ struct Run {
     folder: Option<String>,
 }
 
-/// Add a run to its chain. A run that may have changed something (`changes`) ends every
-/// other open chain; a success ends its own.
-fn extend(open: &mut HashMap<String, Chain>, done: &mut Vec<Chain>, pos: usize, idx: u32, run: Run, changes: bool) {
+/// Add a run to its chain. A run that may have changed something (`changes`: its call)
+/// ends the other open chains (see [`end_chains`]); a success ends its own.
+fn extend(
+    open: &mut HashMap<String, Chain>,
+    done: &mut Vec<Chain>,
+    pos: usize,
+    idx: u32,
+    run: Run,
+    changes: Option<&Call>,
+) {
     let prior = open.remove(&run.norm);
-    if changes {
-        done.extend(open.drain().map(|(_, c)| c));
+    if let Some(call) = changes {
+        end_chains(open, done, pos, call);
     }
     let Some((outcome, error)) = run.outcome else {
         done.extend(prior);
         return;
     };
     match prior {
-        Some(mut c) if c.outcome == outcome && pos - c.last_pos <= MAX_GAP => {
+        Some(mut c) if same_outcome(&c.outcome, &outcome) && pos - c.last_pos <= MAX_GAP => {
             c.last_pos = pos;
             if pos - c.first_pos <= LOOKAHEAD {
                 c.runs.push(idx);
                 c.folder_changed |= c.folder != run.folder;
+                c.refused &= run.refused;
             }
             open.insert(run.norm, c);
         }
@@ -204,10 +222,66 @@ fn extend(open: &mut HashMap<String, Chain>, done: &mut Vec<Chain>, pos: usize, 
                 command: run.command,
                 folder: run.folder,
                 folder_changed: false,
+                refused: run.refused,
             };
             open.insert(run.norm, c);
         }
     }
+}
+
+/// A call that may have changed something ends the open chains: the next run of their
+/// command is no blind retry. Except, when the call edits no file:
+/// - the chains whose last run was sent in the same message before it: a batch of calls
+///   is sent before any of their results is seen, so its other calls are no response to
+///   that run's failure (`brew install a` failing beside `brew install b`);
+/// - the chains of refused runs: the harness refuses a command for its words, and no
+///   command run in between (a subagent, an install) changes that.
+fn end_chains(open: &mut HashMap<String, Chain>, done: &mut Vec<Chain>, pos: usize, call: &Call) {
+    let edits = is_edit_tool(call) || !edits(call).is_empty();
+    let ended: Vec<String> =
+        open.iter().filter(|(_, c)| edits || !(c.last_pos == pos || c.refused)).map(|(k, _)| k.clone()).collect();
+    for k in ended {
+        done.extend(open.remove(&k));
+    }
+}
+
+/// How a run failed, or `None` when it did not. A command whose output goes through a
+/// trimmer (`brew install x 2>&1 | tail -10`) exits with the trimmer's status: when that
+/// is 0, its output says whether it failed, and its exit code is unknown ([`PIPED`]).
+fn run_outcome(call: &Call) -> Option<(String, String)> {
+    let r = call.result.as_ref();
+    let masked = r.is_some_and(|r| r.exit_code == Some(0)) && call.command.as_deref().is_some_and(exit_masked);
+    if !masked {
+        return failed(call).then(|| outcome(r));
+    }
+    if !r.is_some_and(|r| output_says_it_failed(&r.output)) {
+        return None;
+    }
+    let (o, e) = outcome(r);
+    let line = o.split_once('\u{1f}').map_or("", |(_, l)| l);
+    Some((format!("{PIPED}\u{1f}{line}"), e))
+}
+
+/// The exit code of a run whose status a trimmer hid.
+const PIPED: &str = "piped";
+
+/// The command's last program is an output trimmer at the end of a pipeline (and no
+/// `pipefail` hands the first program's failure on).
+fn exit_masked(command: &str) -> bool {
+    let script = shell::parse(command);
+    !command.contains("pipefail")
+        && script
+            .commands
+            .last()
+            .is_some_and(|c| c.piped_from && matches!(c.name(), "head" | "tail" | "cat" | "less" | "more"))
+}
+
+/// Two runs failed the same way: the same error line, and the same exit code where
+/// both are known.
+fn same_outcome(a: &str, b: &str) -> bool {
+    let (ca, la) = a.split_once('\u{1f}').unwrap_or((a, ""));
+    let (cb, lb) = b.split_once('\u{1f}').unwrap_or((b, ""));
+    la == lb && (ca == cb || ca == PIPED || cb == PIPED)
 }
 
 /// The agent stopped to look at something (a read, a search, a listing that ran): a
@@ -287,6 +361,7 @@ fn orphan_run(m: &Message) -> Option<Run> {
     Some(Run {
         norm: format!("output\u{1f}{outcome}"),
         outcome: Some((outcome, error)),
+        refused: false,
         shown: String::new(),
         command: None,
         folder: None,
@@ -306,6 +381,8 @@ struct Chain {
     /// The first run's working folder, and whether a later run asked for another.
     folder: Option<String>,
     folder_changed: bool,
+    /// Every run was refused by the harness.
+    refused: bool,
 }
 
 fn finding(id: &str, messages: &[Message], c: &Chain) -> Finding {
@@ -534,6 +611,75 @@ mod tests {
         assert!(f[0].summary.ends_with("with only its working folder changed in between"), "{}", f[0].summary);
         let f = run(&[in_dir(1, Some("a"), true), in_dir(2, Some("a"), true), in_dir(3, Some("a"), true)]);
         assert!(f[0].summary.ends_with("with nothing changed in between"), "{}", f[0].summary);
+    }
+
+    #[test]
+    fn a_failure_behind_an_output_trimmer_and_a_batch_sibling_still_retry() {
+        const LOCK: &str = "==> Fetching bfg\nError: A `brew install bfg` process has already locked /c/x.incomplete.\nPlease wait for it to finish.";
+        // The first run fails beside another install sent in the same batch; the next two
+        // pipe through `tail`, which exits 0, and say the same error.
+        let mut first = run_msg(1, "brew install bfg", 1, LOCK);
+        first.calls.extend(run_msg(1, "brew install git-filter-repo", 0, "Pouring git-filter-repo").calls);
+        let messages = vec![
+            first.clone(),
+            run_msg(2, "sleep 5 && brew install bfg 2>&1 | tail -10", 0, LOCK),
+            run_msg(3, "ps aux | grep brew", 0, "m 1867 curl"),
+            run_msg(4, "sleep 30 && brew install bfg 2>&1 | tail -5", 0, LOCK),
+        ];
+        let f = run(&messages);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].evidence, [1, 2, 4]);
+        // Near misses: the other install sent after the failure was seen (a response to
+        // it); a trimmed run whose output says it worked; a `pipefail` run that exits 0.
+        let install = run_msg(2, "brew install git-filter-repo", 0, "Pouring git-filter-repo");
+        let mut alone = messages.clone();
+        alone[0] = run_msg(1, "brew install bfg", 1, LOCK);
+        alone.insert(1, install);
+        assert!(run(&alone).is_empty(), "{:?}", run(&alone));
+        let mut worked = messages.clone();
+        worked[3] = run_msg(4, "brew install bfg 2>&1 | tail -5", 0, "🍺  /opt/homebrew/Cellar/bfg/1.15.0");
+        assert!(run(&worked).is_empty());
+        assert!(!exit_masked("set -o pipefail; brew install bfg | tail -5") && exit_masked("make 2>&1 | tail -3"));
+    }
+
+    #[test]
+    fn refused_runs_stay_a_retry_across_commands_that_cannot_change_a_refusal() {
+        let refused = |i, cmd: &str| {
+            let mut m = fixture::bash_exit(i, cmd, "Command rejected because it could not be parsed safely", None);
+            m.calls[0].result.as_mut().expect("a result").is_error = true;
+            m
+        };
+        let subagent = Message {
+            idx: 2,
+            role: Role::Assistant,
+            calls: vec![Call {
+                name: "delegate_to_agent".into(),
+                input: serde_json::json!({ "objective": "pull the latest changes" }),
+                result: Some(CallResult { output: "Subagent finished.".into(), ..CallResult::default() }),
+                ..Call::default()
+            }],
+            ..Message::default()
+        };
+        let messages = vec![
+            refused(1, "git status"),
+            subagent,
+            refused(3, "powershell -Command \"git status\""),
+            refused(4, "git.exe status"),
+        ];
+        let f = run(&messages);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].evidence, [1, 3, 4]);
+        // An edit in between may have changed the settings that refuse it.
+        let mut edited = messages.clone();
+        edited[1] = fixture::edit(2, ".gemini/settings.json");
+        assert!(run(&edited).is_empty());
+        // Runs that ran and failed are ended by the subagent: it may have changed things.
+        let failing = |i| run_msg(i, "git pull", 1, "error: cannot pull with rebase: You have unstaged changes.");
+        let mut ran = messages.clone();
+        ran[0] = failing(1);
+        ran[2] = failing(3);
+        ran[3] = failing(4);
+        assert!(run(&ran).is_empty(), "{:?}", run(&ran));
     }
 
     #[test]

@@ -52,6 +52,9 @@ person had to step in:
   work", "all tests pass";
 - a symptom after a success claim: "a badge that says failing", "fix these errors",
   "when I run it I get 2 warnings";
+- the work called done sent back as unfinished: "complete the commit" after "the
+  reports are created and staged … you can complete the commit", "ensure that your
+  pending tasks are complete" after "I've completed issue #1";
 - a plain "no, …" correction ("no, set the working dir to …") when the assistant had
   not asked a question;
 - a challenge to a refusal: "why won't you run it?", "you have permission to run the
@@ -89,6 +92,8 @@ claims they answer are where a write-up should look for what the agent did not v
 - An answer to the assistant's question, or a clarification it asked for ("the repo is
   at ~/Documents/M-Claude" after "where is the repository?").
 - Approval and nudges: "yes", "continue", "looks good".
+- A next step after a success claim: "complete the docs page too" when the claim never
+  spoke of docs, "finish the migration" when nothing was called done.
 - Output the assistant asked for, pasted without disagreeing ("paste the traceback" →
   a traceback), and errors pasted when the assistant had claimed nothing.
 - Questions ("is it still running?", "does it support X?"), conditionals ("if it still
@@ -159,6 +164,17 @@ static STRONG: LazyLock<Regex> = LazyLock::new(|| {
         r"|안\s?돼|작동하지\s*않|여전히|아직도",
     ))
     .expect("strong regex is valid")
+});
+
+/// The person tells the assistant to finish what it had just called done: "complete the
+/// commit" (the word must name something the claim's sentence spoke of, not the next
+/// steps it offered), "ensure that your pending tasks are complete".
+static UNFINISHED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)^(?:(?:please|pls|now|ok|okay|so|but|and)[,\s]+)*(?:complete|finish)\s+(?:the|this|that|your)\s+(?P<what>\w+)",
+        r"|^(?:(?:please|pls|now|ok|okay|so|but|and)[,\s]+)*(?:ensure|make\s+sure|check)\s+(?:that\s+)?(?:all\s+(?:of\s+)?)?your\s+(?:\w+\s+){0,3}?(?:is|are)\s+(?:all\s+|actually\s+|really\s+|fully\s+)?(?:complete|completed|done|finished)\b",
+    ))
+    .expect("unfinished regex is valid")
 });
 
 /// A plain "no" that opens a correction.
@@ -475,6 +491,7 @@ enum Kind {
     Failure,
     Pasted,
     Symptom,
+    Unfinished,
     No,
     Challenge,
     Redirect,
@@ -548,6 +565,13 @@ impl Detector for UserPushback {
                 && !sents.first().is_some_and(|(f, _)| APPROVAL.is_match(f))
             {
                 found = Some((Kind::Symptom, s.to_string()));
+            } else if let Some((_, claim)) = &claimed
+                && let Some((first, end)) = sents.first()
+                && !asks(first, *end)
+                && let Some(c) = UNFINISHED.captures(first)
+                && c.name("what").is_none_or(|w| claim.to_lowercase().contains(&w.as_str().to_lowercase()))
+            {
+                found = Some((Kind::Unfinished, first.to_string()));
             } else if let Some(l) = last
                 && !ends_asking(&msgs[l])
                 && let Some((first, _)) = sents.first()
@@ -622,6 +646,7 @@ impl Detector for UserPushback {
                 Kind::Failure => "pushes back",
                 Kind::Pasted => "pastes an error",
                 Kind::Symptom => "reports a problem",
+                Kind::Unfinished => "says the work is not finished",
                 Kind::No => "corrects the assistant",
                 Kind::Challenge => "challenges the assistant's refusal",
                 Kind::Redirect => "interrupts the assistant and redirects it",
@@ -809,6 +834,31 @@ mod tests {
         assert_eq!(keys(&[user(1, "le mcp tools n'apparaît tjrs pas")]), vec![1]);
         assert_eq!(keys(&[user(1, "fix your startmenu shortcut, the window opens then closes quickly")]), vec![1]);
         assert!(keys(&[user(1, "my wifi is not working, please troubleshoot")]).is_empty());
+    }
+
+    #[test]
+    fn work_called_done_sent_back_as_unfinished() {
+        let staged = said(1, "All 6 reports created and staged for commit ✅. You can manually complete the commit.");
+        assert_eq!(keys(&[staged.clone(), user(2, "complete the commit, always verify and run hooks.")]), [2]);
+        let done = said(1, "I've completed issue #1 and opened PR #2.");
+        let f =
+            run(&[done.clone(), user(2, "Ensure that your pending tasks are complete, including spawning Claude.")]);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].summary.starts_with("the user says the work is not finished after the assistant's"),
+            "{}",
+            f[0].summary
+        );
+        // Near misses: a next step the claim never spoke of; nothing was called done; a
+        // question; an ordinary "make sure" instruction.
+        assert!(keys(&[done.clone(), user(2, "Great. Now complete the docs page too.")]).is_empty());
+        assert!(keys(&[done.clone(), user(2, "complete the docs page too")]).is_empty());
+        let offered = said(1, "I scaffolded the GUI; 6 tests passed.\n\nNext steps (optional)\n- Add a rules dialog");
+        assert!(keys(&[offered, user(2, "PLease complete the optional next steps")]).is_empty());
+        let plan = said(1, "Shall I commit the reports next?");
+        assert!(keys(&[plan, user(2, "complete the commit, and run the hooks")]).is_empty());
+        assert!(keys(&[done.clone(), user(2, "Are your pending tasks complete?")]).is_empty());
+        assert!(keys(&[done, user(2, "Make sure the tests are complete before the release.")]).is_empty());
     }
 
     #[test]
