@@ -16,7 +16,18 @@ pub fn run(cli: &Cli, args: &SearchArgs) -> Result<i32> {
     check_query(&args.query, &f)?;
     let redaction = Redaction::from_args(&args.redact)?;
     let ix = IndexDir::open(&index_dir(&cli.index))?;
-    let hits = search::search(&ix, &args.query, &f, args.limit, redaction.extra())?;
+    let mode = match (args.semantic, args.hybrid) {
+        (true, _) => search::Mode::Semantic,
+        (_, true) => search::Mode::Hybrid,
+        _ => search::Mode::Keyword,
+    };
+    if mode != search::Mode::Keyword && args.query.trim().is_empty() {
+        crate::usage!("--semantic and --hybrid need a query to compare meaning with");
+    }
+    let hits = search::search_mode(&ix, &args.query, &f, mode, 0, args.limit, redaction.extra())?;
+    if let Some(note) = fallback_note(&hits) {
+        eprintln!("{note}");
+    }
     let out = std::io::stdout();
     let mut out = out.lock();
     if args.json {
@@ -33,6 +44,14 @@ pub fn run(cli: &Cli, args: &SearchArgs) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// The one line that says the hits are not what was asked for (no message has every
+/// word of the query, these have some), or `None`.
+pub fn fallback_note(hits: &[Hit]) -> Option<&'static str> {
+    hits.first().filter(|h| h.found_by == [search::Ranking::AnyWord]).map(|_| {
+        "no message has every word of the query: showing those with any of its words (stop words dropped), best first"
+    })
 }
 
 /// A search needs a word to look for or a filter; punctuation alone is no word (it is
@@ -76,6 +95,7 @@ pub fn hit_json(h: &Hit) -> serde_json::Value {
         "detectors": h.detectors,
         "agent": h.agent,
         "timestamp": h.timestamp,
+        "found_by": h.found_by,
     })
 }
 
