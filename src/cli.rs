@@ -102,6 +102,19 @@ pub enum Command {
                             Examples:\n  debrief serve\n  debrief serve --port 8700\n  debrief serve --watch                      # index sessions as the agents write them\n  \
                             debrief serve --bind 0.0.0.0 --port 8700   # reachable from other machines")]
     Serve(ServeArgs),
+    /// Push this machine's indexed sessions, redacted, to the team's PostgreSQL database
+    #[command(after_help = "Sends what `debrief index` holds — sessions, messages, tool calls with their outputs\n\
+                            trimmed to the first 8 KB and last 4 KB, findings with their details, and each\n\
+                            session's agent, project and machine — redacted here first, with the same rules as\n\
+                            every output. Only sessions that are new or changed since the last push are sent;\n\
+                            each in one transaction. The schema is created or upgraded as needed.\n\n\
+                            The URL: --to, else $DEBRIEF_TEAM_URL. TLS is used when the server offers it\n\
+                            (?sslmode=require insists, ?sslmode=disable never; ?sslrootcert=FILE or\n\
+                            $DEBRIEF_TEAM_CA for a private certificate authority). Passwords are never printed.\n\n\
+                            Examples:\n  debrief push --to postgres://ann@db.example.com/team?sslmode=require\n  \
+                            DEBRIEF_TEAM_URL=postgres://ann@db/team debrief push --machine-name ann-laptop\n  \
+                            debrief search --from postgres://ann@db/team NCCL_MAX_NCHANNELS")]
+    Push(PushArgs),
     /// Print shell completions for bash, zsh, fish, elvish or powershell
     #[command(after_help = "Examples:\n  \
                             debrief completions bash > ~/.local/share/bash-completion/completions/debrief\n  \
@@ -111,6 +124,36 @@ pub enum Command {
     /// Print the man page (roff)
     #[command(after_help = "Example:\n  debrief man > ~/.local/share/man/man1/debrief.1 && man debrief")]
     Man,
+}
+
+#[derive(Args, Debug)]
+pub struct PushArgs {
+    /// The team database: postgres://user[:password]@host[:port]/database[?sslmode=…]
+    #[arg(long, value_name = "URL", env = "DEBRIEF_TEAM_URL", hide_env_values = true)]
+    pub to: Option<String>,
+    /// The name this machine goes by in the team store [default: its host name]
+    #[arg(long, value_name = "NAME")]
+    pub machine_name: Option<String>,
+    #[command(flatten)]
+    pub redact: RedactArgs,
+    /// With --no-redact: yes, send the transcripts' secrets, hosts and user names as they are
+    #[arg(long, requires = "no_redact")]
+    pub i_understand_unredacted: bool,
+    /// No summary
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Reading the team store instead of the local index.
+#[derive(Args, Debug, Default)]
+pub struct TeamArgs {
+    /// Read the team database (postgres://…) that `debrief push` sends to, instead of the
+    /// local index
+    #[arg(long, value_name = "URL")]
+    pub from: Option<String>,
+    /// With --from: only sessions pushed by this machine (its --machine-name)
+    #[arg(long, value_name = "NAME", requires = "from")]
+    pub machine: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -211,6 +254,8 @@ pub struct SearchArgs {
     pub hybrid: bool,
     #[command(flatten)]
     pub redact: RedactArgs,
+    #[command(flatten)]
+    pub team: TeamArgs,
 }
 
 #[derive(Args, Debug)]
@@ -249,6 +294,8 @@ pub struct SessionsArgs {
     pub json: bool,
     #[command(flatten)]
     pub redact: RedactArgs,
+    #[command(flatten)]
+    pub team: TeamArgs,
 }
 
 #[derive(Args, Debug)]

@@ -16,6 +16,7 @@ pub mod shell;
 /// Synthetic archives for the benchmark harness (`examples/debrief-gen.rs`).
 #[doc(hidden)]
 pub mod synth;
+pub mod team;
 pub mod walk;
 
 /// An argument that is wrong, not a failure of the work: `main` exits with 2 for it, as

@@ -321,6 +321,12 @@ impl Redactor {
         self.layers.iter().flat_map(|l| &l.rules)
     }
 
+    /// The ids of the rules, in order (the user's patterns as `extra-N`, the session's
+    /// names as what replaces them): what the team store records as having run.
+    pub fn rule_ids(&self) -> Vec<&str> {
+        self.rules().map(|r| r.id.as_str()).collect()
+    }
+
     /// Number of rules (secrets, structural, extra, names).
     pub fn rule_count(&self) -> usize {
         self.rules().count()

@@ -38,6 +38,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<i32> {
         Command::Report(a) => report::run(cli, a),
         Command::Mcp(a) => crate::mcp::run(cli, a),
         Command::Serve(a) => crate::serve::run(cli, a),
+        Command::Push(a) => crate::team::push::run(cli, a),
         Command::Completions(a) => completions::completions(a),
         Command::Man => completions::man(),
     }

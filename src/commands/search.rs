@@ -15,7 +15,6 @@ pub fn run(cli: &Cli, args: &SearchArgs) -> Result<i32> {
     let f = filters(&args.filters)?;
     check_query(&args.query, &f)?;
     let redaction = Redaction::from_args(&args.redact)?;
-    let ix = IndexDir::open(&index_dir(&cli.index))?;
     let mode = match (args.semantic, args.hybrid) {
         (true, _) => search::Mode::Semantic,
         (_, true) => search::Mode::Hybrid,
@@ -24,20 +23,42 @@ pub fn run(cli: &Cli, args: &SearchArgs) -> Result<i32> {
     if mode != search::Mode::Keyword && args.query.trim().is_empty() {
         crate::usage!("--semantic and --hybrid need a query to compare meaning with");
     }
-    let hits = search::search_mode(&ix, &args.query, &f, mode, 0, args.limit, redaction.extra())?;
-    if let Some(note) = fallback_note(&hits) {
+    let hits: Vec<(Hit, Option<String>)> = match &args.team.from {
+        Some(from) => {
+            if mode != search::Mode::Keyword {
+                crate::usage!("--semantic and --hybrid search the local index: a team store has no embeddings (drop --from)");
+            }
+            let mut team = crate::team::read::Team::open(from)?;
+            crate::team::read::search(&mut team, &args.query, &f, args.team.machine.as_deref(), args.limit, &redaction)?
+                .into_iter()
+                .map(|t| (t.hit, Some(t.machine)))
+                .collect()
+        }
+        None => {
+            let ix = IndexDir::open(&index_dir(&cli.index))?;
+            search::search_mode(&ix, &args.query, &f, mode, 0, args.limit, redaction.extra())?
+                .into_iter()
+                .map(|h| (h, None))
+                .collect()
+        }
+    };
+    if let Some(note) = fallback_note(hits.iter().map(|(h, _)| h)) {
         eprintln!("{note}");
     }
     let out = std::io::stdout();
     let mut out = out.lock();
     if args.json {
-        for h in &hits {
-            writeln!(out, "{}", hit_json(h))?;
+        for (h, machine) in &hits {
+            let mut v = hit_json(h);
+            if let Some(m) = machine {
+                v["machine"] = m.as_str().into();
+            }
+            writeln!(out, "{v}")?;
         }
     } else {
         let style = Style::stdout();
-        for h in &hits {
-            print_hit(&mut out, h, style)?;
+        for (h, machine) in &hits {
+            print_hit(&mut out, h, machine.as_deref(), style)?;
         }
         if hits.is_empty() {
             eprintln!("no matches");
@@ -48,8 +69,8 @@ pub fn run(cli: &Cli, args: &SearchArgs) -> Result<i32> {
 
 /// The one line that says the hits are not what was asked for (no message has every
 /// word of the query, these have some), or `None`.
-pub fn fallback_note(hits: &[Hit]) -> Option<&'static str> {
-    hits.first().filter(|h| h.found_by == [search::Ranking::AnyWord]).map(|_| {
+pub fn fallback_note<'a>(mut hits: impl Iterator<Item = &'a Hit>) -> Option<&'static str> {
+    hits.next().filter(|h| h.found_by == [search::Ranking::AnyWord]).map(|_| {
         "no message has every word of the query: showing those with any of its words (stop words dropped), best first"
     })
 }
@@ -99,7 +120,7 @@ pub fn hit_json(h: &Hit) -> serde_json::Value {
     })
 }
 
-fn print_hit(out: &mut impl Write, h: &Hit, style: Style) -> Result<()> {
+fn print_hit(out: &mut impl Write, h: &Hit, machine: Option<&str>, style: Style) -> Result<()> {
     let when = h.timestamp.map(|t| t.format("%Y-%m-%d %H:%M").to_string()).unwrap_or_default();
     let line = h.snippet.line.or(h.line).map(|l| format!(":{l}")).unwrap_or_default();
     let short: String = h.session.chars().take(8).collect();
@@ -112,6 +133,9 @@ fn print_hit(out: &mut impl Write, h: &Hit, style: Style) -> Result<()> {
     );
     if let Some(p) = &h.project {
         head.push_str(&format!(" {}", style.dim(p)));
+    }
+    if let Some(m) = machine {
+        head.push_str(&format!(" @{}", style.dim(m)));
     }
     if !h.detectors.is_empty() {
         head.push_str(&format!(" {}", style.yellow(&h.detectors.join(","))));

@@ -20,9 +20,22 @@ use crate::index::schema::record_of;
 
 pub fn run(cli: &Cli, args: &SessionsArgs) -> Result<i32> {
     let redaction = Redaction::from_args(&args.redact)?;
-    let ix = IndexDir::open(&index_dir(&cli.index))?;
     let f = filters(&args.filters)?;
-    let mut records = list(&ix, &f, args.limit)?;
+    let (mut records, machines): (Vec<SessionRecord>, Vec<Option<String>>) = match &args.team.from {
+        Some(from) => {
+            let mut team = crate::team::read::Team::open(from)?;
+            crate::team::read::sessions(&mut team, &f, args.team.machine.as_deref(), args.limit)?
+                .into_iter()
+                .map(|t| (t.record, Some(t.machine)))
+                .unzip()
+        }
+        None => {
+            let ix = IndexDir::open(&index_dir(&cli.index))?;
+            let records = list(&ix, &f, args.limit)?;
+            let n = records.len();
+            (records, vec![None; n])
+        }
+    };
     // Titles, folders and project names come from the transcripts.
     for r in &mut records {
         let meta = r.meta.clone();
@@ -31,10 +44,14 @@ pub fn run(cli: &Cli, args: &SessionsArgs) -> Result<i32> {
     let out = std::io::stdout();
     let mut out = out.lock();
     let style = Style::stdout();
-    for r in &records {
+    for (r, machine) in records.iter().zip(&machines) {
         let counts = detector_counts(r);
         if args.json {
-            writeln!(out, "{}", session_json(r))?;
+            let mut v = session_json(r);
+            if let Some(m) = machine {
+                v["machine"] = m.as_str().into();
+            }
+            writeln!(out, "{v}")?;
         } else {
             let when = r.meta.started.map(|t| t.format("%Y-%m-%d %H:%M").to_string()).unwrap_or_else(|| "?".into());
             let short: String = r.meta.id.chars().take(8).collect();
@@ -49,7 +66,12 @@ pub fn run(cli: &Cli, args: &SessionsArgs) -> Result<i32> {
                 r.meta.messages,
                 style.yellow(&found.join(" "))
             )?;
-            writeln!(out, "  {}", style.dim(&display_path(&r.meta.source)))?;
+            match machine {
+                Some(m) => {
+                    writeln!(out, "  {} {}", style.dim(&format!("@{m}")), style.dim(&display_path(&r.meta.source)))?
+                }
+                None => writeln!(out, "  {}", style.dim(&display_path(&r.meta.source)))?,
+            }
         }
     }
     if records.is_empty() && !args.json {

@@ -239,7 +239,7 @@ fn term(field: tantivy::schema::Field, value: &str) -> Box<dyn Query> {
 }
 
 /// Resolve `--agent` to format ids: an exact id, or every id it is a prefix of.
-fn agent_ids(agent: &str) -> Result<Vec<&'static str>> {
+pub fn agent_ids(agent: &str) -> Result<Vec<&'static str>> {
     let a = agent.to_lowercase();
     let ids: Vec<&'static str> =
         formats::all().iter().map(|f| f.id()).filter(|id| *id == a || id.starts_with(&a)).collect();

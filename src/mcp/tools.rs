@@ -466,7 +466,7 @@ fn search(cx: &Context, p: SearchParams) -> Result<Output> {
         "hits": hits.iter().map(hit_json).collect::<Vec<_>>(),
         "next_cursor": next_cursor("search", offset + limit, more),
     });
-    if let Some(note) = commands::search::fallback_note(&hits) {
+    if let Some(note) = commands::search::fallback_note(hits.iter()) {
         out["note"] = Value::from(note);
     }
     Ok(Output::Json(out))

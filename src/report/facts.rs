@@ -1065,23 +1065,7 @@ impl<'a> Builder<'a> {
             for (c, f) in prev.calls.iter().zip(self.facts_of(prev)) {
                 let f = f.clone();
                 if f.action == "launch" && f.program == prog {
-                    let before = settings(c.command.as_deref().unwrap_or(""), &prog);
-                    let after = settings(&cmd, &prog);
-                    let mut changes = Vec::new();
-                    for (k, v) in &after {
-                        if before.get(k) != Some(v) {
-                            changes.push(Change {
-                                setting: k.clone(),
-                                before: before.get(k).cloned(),
-                                after: Some(v.clone()),
-                            });
-                        }
-                    }
-                    for (k, v) in &before {
-                        if !after.contains_key(k) {
-                            changes.push(Change { setting: k.clone(), before: Some(v.clone()), after: None });
-                        }
-                    }
+                    let changes = settings_changed(c.command.as_deref().unwrap_or(""), &cmd, &prog);
                     let ev = Event {
                         idx: prev.idx,
                         kind: "launched",
@@ -1717,6 +1701,25 @@ fn signature(f: &CallFacts) -> String {
     }
 }
 
+/// The settings of `program` that differ between command lines `then` and `now`: changed
+/// and added ones, then dropped ones.
+pub(super) fn settings_changed(then: &str, now: &str, program: &str) -> Vec<Change> {
+    let before = settings(then, program);
+    let after = settings(now, program);
+    let mut changes = Vec::new();
+    for (k, v) in &after {
+        if before.get(k) != Some(v) {
+            changes.push(Change { setting: k.clone(), before: before.get(k).cloned(), after: Some(v.clone()) });
+        }
+    }
+    for (k, v) in &before {
+        if !after.contains_key(k) {
+            changes.push(Change { setting: k.clone(), before: Some(v.clone()), after: None });
+        }
+    }
+    changes
+}
+
 /// The environment and `--flag[=value]` options of the launched `program` in a command
 /// line — inside `ssh host '…'` and `bash -c '…'` too, through the shared shell parser.
 pub(super) fn settings(cmd: &str, program: &str) -> BTreeMap<String, String> {
@@ -1732,6 +1735,12 @@ pub(super) fn settings(cmd: &str, program: &str) -> BTreeMap<String, String> {
     let mut j = 0;
     while j < args.len() {
         if let Some(flag) = args[j].strip_prefix("--") {
+            // A bare `--` ends the options of the program itself (`npm run dev -- --port
+            // 5173`): what follows are the script's, still settings, but `--` is none.
+            if flag.is_empty() {
+                j += 1;
+                continue;
+            }
             match flag.split_once('=') {
                 Some((k, v)) => {
                     out.insert(format!("--{k}"), v.to_string());
@@ -1819,7 +1828,21 @@ fn situation_tags(subject: &MessageFacts, prior: &[MessageFacts], has_finding: b
 
 #[cfg(test)]
 mod tests {
-    use super::request_text;
+    use super::{request_text, settings_changed};
+
+    #[test]
+    fn a_bare_double_dash_is_no_setting() {
+        // npm passes what follows `--` to the script: those flags are settings, `--` is not.
+        let c = settings_changed("npm run dev", "npm run dev -- --port 5173", "npm");
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(
+            (c[0].setting.as_str(), c[0].before.as_deref(), c[0].after.as_deref()),
+            ("--port", None, Some("5173"))
+        );
+        let moved = settings_changed("npm run dev -- --port 5173", "npm run dev -- --port 5174 --host", "npm");
+        let names: Vec<&str> = moved.iter().map(|c| c.setting.as_str()).collect();
+        assert_eq!(names, vec!["--host", "--port"]);
+    }
 
     #[test]
     fn a_request_is_quoted_without_its_wrappers() {

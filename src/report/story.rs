@@ -85,6 +85,11 @@ pub struct Experiment {
     /// The previous launch of the same program and what changed since.
     pub previous: Option<Quote>,
     pub changes: Vec<Change>,
+    /// Changed settings that do not change what runs (a port, a host, a log path):
+    /// shown in the launch table, not counted as changes.
+    /// (Left out when empty: phrase variants are chosen by a hash of the facts.)
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub inert_changes: Vec<Change>,
     /// Code edited between the two launches (from the finding when there is one).
     pub edits: Vec<EditFacts>,
     /// Settings and code, counted as the `confounded-change` detector counts them.
@@ -484,12 +489,13 @@ impl<'a> Builder<'a> {
 
     /// Settings changed between the launch in `m` and the previous launch of the same
     /// entry point: the previous launch, the changes (a `MIN_`/`MAX_` pair counts as one
-    /// setting; ports, hosts and log paths are not settings).
-    fn launch_changes(&self, m: &Message) -> (Option<Quote>, Vec<Change>) {
+    /// setting), and apart from them the inert ones (ports, hosts, log paths).
+    fn launch_changes(&self, m: &Message) -> (Option<Quote>, Vec<Change>, Vec<Change>) {
         let (changes, prev) = self.changes_since_previous_launch(m);
-        let Some(prev) = prev else { return (None, vec![]) };
+        let Some(prev) = prev else { return (None, vec![], vec![]) };
+        let (inert, changes): (Vec<Change>, Vec<Change>) = changes.into_iter().partition(|c| inert_setting(&c.setting));
         let mut merged: Vec<Change> = Vec::new();
-        for c in changes.into_iter().filter(|c| !inert_setting(&c.setting)) {
+        for c in changes {
             let pair = c.setting.replace("_MIN_", "_MAX_").replace("MIN_", "MAX_");
             if let Some(m) = merged
                 .iter_mut()
@@ -508,7 +514,7 @@ impl<'a> Builder<'a> {
             }
             merged.push(c);
         }
-        (Some(Quote { idx: prev.idx, text: prev.command.clone().unwrap_or_default() }), merged)
+        (Some(Quote { idx: prev.idx, text: prev.command.clone().unwrap_or_default() }), merged, inert)
     }
 
     /// Edits (files) made in messages strictly between positions `a` and `b`.
@@ -558,7 +564,7 @@ impl<'a> Builder<'a> {
         let launch = self.facts_of(m).iter().find(|c| c.action == "launch")?;
         let s = self.session;
         let pos = self.pos_of(m.idx);
-        let (previous, changes) = self.launch_changes(m);
+        let (previous, changes, inert_changes) = self.launch_changes(m);
         // Edits count as a change of the launch only when the previous launch is close:
         // across hundreds of messages they are the session's work, not this launch's.
         let edits = match &previous {
@@ -577,6 +583,7 @@ impl<'a> Builder<'a> {
             change_count: changes.len() + usize::from(!edits.is_empty()),
             previous,
             changes,
+            inert_changes,
             edits,
             wait: None,
             error: None,
@@ -733,20 +740,10 @@ impl<'a> Builder<'a> {
         let now = self.facts_of(m).iter().find(|c| c.command.is_some())?;
         let then = prev.calls.iter().filter_map(|c| c.command.as_deref()).next()?;
         let cmd = now.command.as_deref()?;
-        let before = super::facts::settings(then, &now.program);
-        let after = super::facts::settings(cmd, &now.program);
-        let mut changes: Vec<Change> = Vec::new();
-        for (k, v) in &after {
-            if before.get(k) != Some(v) {
-                changes.push(Change { setting: k.clone(), before: before.get(k).cloned(), after: Some(v.clone()) });
-            }
-        }
-        for (k, v) in &before {
-            if !after.contains_key(k) {
-                changes.push(Change { setting: k.clone(), before: Some(v.clone()), after: None });
-            }
-        }
-        changes.retain(|c| !inert_setting(&c.setting));
+        let (inert_changes, changes): (Vec<Change>, Vec<Change>) =
+            super::facts::settings_changed(then, cmd, &now.program)
+                .into_iter()
+                .partition(|c| inert_setting(&c.setting));
         let edits = self.edits_between(self.pos_of(prev.idx) + 1, self.pos_of(m.idx));
         let x = Experiment {
             idx: m.idx,
@@ -759,6 +756,7 @@ impl<'a> Builder<'a> {
             previous: Some(Quote { idx: prev.idx, text: clip(&one_line(then), 140) }),
             change_count: changes.len() + usize::from(!edits.is_empty()),
             changes,
+            inert_changes,
             edits,
             wait: None,
             error: None,

@@ -643,7 +643,7 @@ pub fn search(app: &App, q: &Query) -> Result<Reply> {
     if hits.is_empty() {
         body.push_str("<p>No message matches.</p>");
     }
-    if let Some(note) = commands::search::fallback_note(&hits) {
+    if let Some(note) = commands::search::fallback_note(hits.iter()) {
         let _ = write!(body, "<p class=\"muted\">{}.</p>", esc(note));
     }
     for h in &hits {
