@@ -26,7 +26,9 @@ pub fn run(cli: &Cli, args: &SearchArgs) -> Result<i32> {
     let hits: Vec<(Hit, Option<String>)> = match &args.team.from {
         Some(from) => {
             if mode != search::Mode::Keyword {
-                crate::usage!("--semantic and --hybrid search the local index: a team store has no embeddings (drop --from)");
+                crate::usage!(
+                    "--semantic and --hybrid search the local index: a team store has no embeddings (drop --from)"
+                );
             }
             let mut team = crate::team::read::Team::open(from)?;
             crate::team::read::search(&mut team, &args.query, &f, args.team.machine.as_deref(), args.limit, &redaction)?

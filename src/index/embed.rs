@@ -3,9 +3,9 @@
 //! downloaded and nothing else runs. The model is distilled from all-MiniLM-L6-v2 by
 //! `scripts/distill-model` (see `model/README.md`).
 //!
-//! A message's vector is stored in its tantivy document as int8 (a fast field, read
-//! memory-mapped), so it is written, replaced and deleted with the message: an append
-//! embeds only the new messages.
+//! A message's vector (see [`message_vector`]) is stored in its tantivy document as int8
+//! (a fast field, read memory-mapped), so it is written, replaced and deleted with the
+//! message: an append embeds only the new messages.
 
 use std::sync::OnceLock;
 
@@ -18,8 +18,7 @@ const MODEL: &[u8] = include_bytes!("../../model/minilm-l6-m2v-256/model.safeten
 const TOKENIZER: &[u8] = include_bytes!("../../model/minilm-l6-m2v-256/tokenizer.json");
 const CONFIG: &[u8] = include_bytes!("../../model/minilm-l6-m2v-256/config.json");
 
-/// Tokens of a text that are pooled (the model's own limit is 512); the text chosen for a
-/// message puts what identifies it first.
+/// Tokens of a text that are pooled (the model's own limit is 512).
 const MAX_TOKENS: usize = 256;
 /// Characters of a message's text, and of each output's error lines, that are embedded.
 const TEXT_CHARS: usize = 1500;
@@ -47,26 +46,55 @@ pub fn embed(text: &str) -> Result<Vec<f32>> {
 /// A vector as stored: its inverse int8 norm (f32, little-endian), then one signed byte per
 /// dimension, scaled so that the largest component is ±127. `None` for a zero vector.
 pub fn quantize(v: &[f32]) -> Option<Vec<u8>> {
-    let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
-    if max == 0.0 || !max.is_finite() {
-        return None;
-    }
-    let q: Vec<i8> = v.iter().map(|x| (x / max * 127.0).round() as i8).collect();
-    let norm = q.iter().map(|&x| f32::from(x) * f32::from(x)).sum::<f32>().sqrt();
+    let (q, norm) = quantize_i8(v)?;
     let mut out = Vec::with_capacity(4 + q.len());
     out.extend_from_slice(&(1.0 / norm).to_le_bytes());
     out.extend(q.iter().map(|&x| x as u8));
     Some(out)
 }
 
-/// Cosine similarity of a unit query vector and a stored vector (see [`quantize`]).
-pub fn cosine(query: &[f32], stored: &[u8]) -> f32 {
-    let Some((inv, q)) = stored.split_first_chunk::<4>() else { return 0.0 };
-    if q.len() != query.len() {
-        return 0.0;
+/// A vector as int8 (largest component ±127) and the norm of that, or `None` for a zero
+/// vector.
+fn quantize_i8(v: &[f32]) -> Option<(Vec<i8>, f32)> {
+    let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+    if max == 0.0 || !max.is_finite() {
+        return None;
     }
-    let dot: f32 = query.iter().zip(q).map(|(a, &b)| a * f32::from(b as i8)).sum();
-    dot * f32::from_le_bytes(*inv)
+    let q: Vec<i8> = v.iter().map(|x| (x / max * 127.0).round() as i8).collect();
+    let norm = q.iter().map(|&x| f32::from(x) * f32::from(x)).sum::<f32>().sqrt();
+    Some((q, norm))
+}
+
+/// A query vector, quantised like the stored ones so that the comparison with each of
+/// them is an integer dot product (which the compiler vectorises).
+pub struct Query {
+    q: Vec<i8>,
+    inv_norm: f32,
+}
+
+impl Query {
+    /// `None` for a zero vector (no token of the query is known to the model).
+    pub fn new(v: &[f32]) -> Option<Query> {
+        let (q, norm) = quantize_i8(v)?;
+        Some(Query { q, inv_norm: 1.0 / norm })
+    }
+
+    /// Cosine similarity with a stored vector (see [`quantize`]); 0 for one of another size.
+    pub fn cosine(&self, stored: &[u8]) -> f32 {
+        let Some((inv, q)) = stored.split_first_chunk::<4>() else { return 0.0 };
+        if q.len() != self.q.len() {
+            return 0.0;
+        }
+        let dot: i32 = self.q.iter().zip(q).map(|(&a, &b)| i32::from(a) * i32::from(b as i8)).sum();
+        dot as f32 * self.inv_norm * f32::from_le_bytes(*inv)
+    }
+}
+
+/// The stored vector of a message (see [`message_text`]), `None` when no token of it is
+/// known to the model.
+pub fn message_vector(m: &Message, buf: &mut String) -> Result<Option<Vec<u8>>> {
+    message_text(m, buf);
+    Ok(quantize(&embed(buf)?))
 }
 
 /// What of a message is embedded: its text (head), then the commands it ran and the
@@ -120,9 +148,13 @@ mod tests {
         let n = a.iter().map(|x| x * x).sum::<f32>().sqrt();
         let a: Vec<f32> = a.iter().map(|x| x / n).collect();
         let s = quantize(&a).unwrap();
-        assert!((cosine(&a, &s) - 1.0).abs() < 1e-3, "{}", cosine(&a, &s));
+        let q = Query::new(&a).unwrap();
+        assert!((q.cosine(&s) - 1.0).abs() < 1e-3, "{}", q.cosine(&s));
         let neg: Vec<f32> = a.iter().map(|x| -x).collect();
-        assert!((cosine(&neg, &s) + 1.0).abs() < 1e-3);
-        assert!(quantize(&[0.0; 8]).is_none());
+        assert!((Query::new(&neg).unwrap().cosine(&s) + 1.0).abs() < 1e-3);
+        let other: Vec<f32> = (0..8).map(|i| if i == 0 { 1.0 } else { 0.0 }).collect();
+        assert!((Query::new(&other).unwrap().cosine(&s) - a[0]).abs() < 1e-2);
+        assert!(quantize(&[0.0; 8]).is_none() && Query::new(&[0.0; 8]).is_none());
+        assert_eq!(q.cosine(&s[..5]), 0.0, "a vector of another size");
     }
 }

@@ -502,7 +502,7 @@ pub fn search_mode(
     let words: Vec<String> = parsed.words().into_iter().filter(|w| !is_stop_word(w)).collect();
     // Ranked lists deep enough for the page and for fusion to matter.
     let depth = (offset + limit).max(FUSION_DEPTH);
-    let semantic = semantic_top(&searcher, &f, ix, query, &parsed, filters, depth)?;
+    let semantic = semantic_top(&searcher, &f, query, &parsed, filters, depth)?;
     let fused: Vec<(f32, DocAddress, Vec<Ranking>)> = if mode == Mode::Semantic {
         semantic.into_iter().skip(offset).take(limit).map(|(s, a)| (s, a, vec![Ranking::Semantic])).collect()
     } else {
@@ -585,19 +585,14 @@ fn keyword_top(
 fn semantic_top(
     searcher: &Searcher,
     f: &Fields,
-    ix: &IndexDir,
     query: &str,
     parsed: &ParsedQuery,
     filters: &Filters,
     depth: usize,
 ) -> Result<Vec<(f32, DocAddress)>> {
-    let vector = super::embed::embed(query)?;
-    if vector.iter().all(|x| *x == 0.0) {
-        return Ok(Vec::new());
-    }
+    let Some(vector) = super::embed::Query::new(&super::embed::embed(query)?) else { return Ok(Vec::new()) };
     let only = ParsedQuery { must: Vec::new(), must_not: parsed.must_not.clone() };
     let Some(q) = build_query(searcher, f, &only, filters, false)? else { return Ok(Vec::new()) };
-    let _ = ix;
     let mut top = searcher.search(&*q, &Closest { query: vector, depth })?;
     top.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     top.truncate(depth);
@@ -609,7 +604,7 @@ fn semantic_top(
 /// the dictionary's order (a sequential read of the memory-mapped column), then each
 /// matching document takes its vector's score.
 struct Closest {
-    query: Vec<f32>,
+    query: super::embed::Query,
     depth: usize,
 }
 
@@ -627,7 +622,7 @@ impl tantivy::collector::Collector for Closest {
             while stream.advance() {
                 let o = stream.term_ord() as usize;
                 if o < scores.len() {
-                    scores[o] = super::embed::cosine(&self.query, stream.key());
+                    scores[o] = self.query.cosine(stream.key());
                 }
             }
             ords = Some(col.ords().clone());

@@ -626,11 +626,9 @@ impl<'w> FileJob<'w> {
         doc.add_text(f.text, &self.text_buf);
         if self.embeddings
             && let Some(field) = f.embedding
+            && let Some(v) = super::embed::message_vector(m, &mut self.text_buf)?
         {
-            super::embed::message_text(m, &mut self.text_buf);
-            if let Some(v) = super::embed::quantize(&super::embed::embed(&self.text_buf)?) {
-                doc.add_bytes(field, &v);
-            }
+            doc.add_bytes(field, &v);
         }
         self.writer.add_document(doc).map_err(|e| anyhow::anyhow!("adding a document: {e}"))?;
         super::crash_point("doc");
