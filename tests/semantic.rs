@@ -62,7 +62,10 @@ fn cos(a: &[f32], b: &[f32]) -> f32 {
 /// and puts a paraphrase closer to what it paraphrases than unrelated text.
 #[test]
 fn the_model_in_the_binary_embeds_by_meaning() {
+    let start = std::time::Instant::now();
     assert_eq!(embed::dim().unwrap(), 256);
+    // Printed for docs/search.md (`-- --nocapture`); not asserted: the machine is shared.
+    eprintln!("the model loaded in {:.1} ms", start.elapsed().as_secs_f64() * 1000.0);
     let a = embed::embed("Error: listen EADDRINUSE: address already in use :::5173").unwrap();
     let again = embed::embed("Error: listen EADDRINUSE: address already in use :::5173").unwrap();
     assert_eq!(a, again, "same vector every run");
