@@ -130,6 +130,11 @@ fn semantic_and_hybrid_search_with_filters() {
     // A mode needs a query.
     let out = debrief(&ix).args(["search", "--semantic", "--agent", "codex"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    // A team store has no vectors: refused before any connection is tried.
+    let out =
+        debrief(&ix).args(["search", q, "--hybrid", "--from", "postgres://nobody@127.0.0.1:9/none"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains("a team store has no embeddings"), "{}", stderr_of(&out));
 }
 
 /// `--no-embeddings`: keyword search as before, a clear error for a semantic one, and
