@@ -508,15 +508,20 @@ pub fn search_mode(
     } else {
         let (keyword, ranking, _) = keyword_top(&searcher, &f, &parsed, filters, Order::Relevance, 0, depth)?;
         let mut by_doc: HashMap<DocAddress, (f32, Vec<Ranking>)> = HashMap::new();
-        for (list, r) in [(&keyword, ranking), (&semantic, Ranking::Semantic)] {
+        // Any-word matches are a weaker ranking than every-word ones: they count half.
+        let keyword_weight = if ranking == Ranking::AnyWord { ANY_WORD_WEIGHT } else { 1.0 };
+        for (list, r, weight) in [(&keyword, ranking, keyword_weight), (&semantic, Ranking::Semantic, 1.0)] {
             for (rank, (_, addr)) in list.iter().enumerate() {
                 let e = by_doc.entry(*addr).or_insert((0.0, Vec::new()));
-                e.0 += 1.0 / (RRF_K + rank as f32 + 1.0);
+                e.0 += weight / (RRF_K + rank as f32 + 1.0);
                 e.1.push(r);
             }
         }
         let mut all: Vec<(f32, DocAddress, Vec<Ranking>)> = by_doc.into_iter().map(|(a, (s, r))| (s, a, r)).collect();
-        all.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        // Equal fused scores (the first of one ranking and the first of the other): the
+        // every-word match first, so that an exact identifier's best hit stays on top.
+        let by_words = |h: &(f32, DocAddress, Vec<Ranking>)| !h.2.contains(&Ranking::Keyword);
+        all.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| by_words(a).cmp(&by_words(b))).then_with(|| a.1.cmp(&b.1)));
         all.into_iter().skip(offset).take(limit).collect()
     };
     make_hits(&searcher, &f, fused, &words, redact)
@@ -525,6 +530,8 @@ pub fn search_mode(
 /// The constant of reciprocal rank fusion (the usual 60): a hit's fused score is the sum
 /// over rankings of 1 / (60 + its rank there).
 const RRF_K: f32 = 60.0;
+/// The weight of the any-word ranking in a fusion (every-word and semantic weigh 1).
+const ANY_WORD_WEIGHT: f32 = 0.5;
 /// How deep each ranking is read for fusion.
 const FUSION_DEPTH: usize = 100;
 
