@@ -175,6 +175,10 @@ pub struct IndexArgs {
     /// If another index run holds the lock, wait for it instead of exiting
     #[arg(long)]
     pub wait: bool,
+    /// Build the index without embeddings (no search by meaning: --semantic and
+    /// --hybrid then refuse); an existing index keeps its choice until --rebuild
+    #[arg(long)]
+    pub no_embeddings: bool,
     /// No progress bar and no summary
     #[arg(long, short)]
     pub quiet: bool,
@@ -242,6 +246,12 @@ pub struct SearchArgs {
     /// One JSON object per hit per line
     #[arg(long)]
     pub json: bool,
+    /// Rank by meaning only (the model inside debrief), not by words
+    #[arg(long, conflicts_with = "hybrid")]
+    pub semantic: bool,
+    /// Rank by words and by meaning, fused (reciprocal rank fusion)
+    #[arg(long)]
+    pub hybrid: bool,
     #[command(flatten)]
     pub redact: RedactArgs,
     #[command(flatten)]

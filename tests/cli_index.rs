@@ -413,3 +413,44 @@ fn wrong_arguments_exit_2_with_one_line() {
     let out = debrief(&ix).args(["detect", "/nonexistent/x.jsonl"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// When no message has every word of the query, keyword search ranks the messages with
+/// any of them (stop words dropped) and says so: in one stderr line for people, in each
+/// hit's `found_by` in `--json`. A query that some message matches whole is answered as
+/// before.
+#[test]
+fn a_query_no_message_matches_whole_falls_back_to_any_word() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = tmp.path().join("ix");
+    index_samples(&ix);
+    // No message has all of "why", "does", "rollover", "break", "timezone": the user's
+    // question (msg 3, "test_balance_rollover fails on CI") has `rollover`.
+    let q = "why does rollover break with the timezone";
+    let out = debrief(&ix).args(["search", q, "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let hits = json_lines(&out);
+    assert!(!hits.is_empty(), "any-word matching finds messages");
+    assert!(hits.iter().all(|h| h["found_by"] == serde_json::json!(["any-word"])), "{hits:?}");
+    assert!(hits.iter().any(|h| h["idx"] == 3 && h["agent"] == "claude-code"), "{hits:?}");
+    assert!(stderr_of(&out).contains("no message has every word"), "{}", stderr_of(&out));
+    let text = debrief(&ix).args(["search", q]).output().unwrap();
+    let err = stderr_of(&text);
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.starts_with("no message has every word of the query"), "{err}");
+    assert!(String::from_utf8_lossy(&text.stdout).contains("[msg 3]"));
+    // Filters still hold in the fallback.
+    let codex = search(&ix, &[q, "--agent", "codex"]);
+    assert!(codex.iter().all(|h| h["agent"] == "codex"), "{codex:?}");
+
+    // Near miss: every word of this query is in msg 3, so it is no fallback.
+    let out = debrief(&ix).args(["search", "rollover fails on CI", "--json"]).output().unwrap();
+    let hits = json_lines(&out);
+    assert!(hits.iter().any(|h| h["idx"] == 3), "{hits:?}");
+    assert!(hits.iter().all(|h| h["found_by"] == serde_json::json!(["keyword"])), "{hits:?}");
+    assert!(!stderr_of(&out).contains("every word"), "{}", stderr_of(&out));
+    // Stop words alone find nothing and say so as before.
+    let out = debrief(&ix).args(["search", "why did it not"]).output().unwrap();
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty());
+    assert_eq!(stderr_of(&out).trim(), "no matches");
+}

@@ -193,6 +193,11 @@ fn every_tool_over_stdio() {
         // The session an agent is in is left out, indexed or not.
         {"tool": "seen_before", "arguments": {"command": "python -m pytest tests/test_parse.py -q", "exclude_session": "06eff548"}},
         {"tool": "seen_before", "arguments": {"command": "python -m pytest tests/test_parse.py -q", "exclude_session": "not-indexed-yet"}},
+        // Ranking modes (issue 22), and the any-word fallback's note.
+        {"tool": "search", "arguments": {"query": "waiting longer between the attempts", "mode": "semantic", "limit": 3}},
+        {"tool": "search", "arguments": {"query": "retry backoff", "mode": "hybrid", "limit": 5}},
+        {"tool": "search", "arguments": {"query": "retry", "mode": "fuzzy"}},
+        {"tool": "search", "arguments": {"query": "retry qqzzxxnoword", "limit": 3}},
     ]);
     let r = session(&py, ix, &[], steps);
 
@@ -321,6 +326,15 @@ fn every_tool_over_stdio() {
     };
     assert!(!sessions(26).iter().any(|s| s.starts_with("06eff548")), "{:?}", sessions(26));
     assert!(sessions(27).iter().any(|s| s.starts_with("06eff548")), "{:?}", sessions(27));
+    let semantic = ok(&r, 28)["hits"].as_array().unwrap().clone();
+    assert!(!semantic.is_empty() && semantic.iter().all(|h| h["found_by"] == json!(["semantic"])), "{semantic:?}");
+    let hybrid = ok(&r, 29)["hits"].as_array().unwrap().clone();
+    assert!(hybrid.iter().any(|h| h["found_by"].as_array().unwrap().contains(&json!("keyword"))), "{hybrid:?}");
+    assert!(hybrid.iter().any(|h| h["found_by"].as_array().unwrap().contains(&json!("semantic"))), "{hybrid:?}");
+    invalid(&r, 30, "mode `fuzzy` is none of keyword, semantic, hybrid");
+    let fallback = ok(&r, 31);
+    assert!(fallback["note"].as_str().unwrap().starts_with("no message has every word"), "{fallback}");
+    assert!(fallback["hits"].as_array().unwrap().iter().all(|h| h["found_by"] == json!(["any-word"])), "{fallback}");
     assert_eq!(r["tools_after"], 6, "the server is still up after the errors");
 }
 

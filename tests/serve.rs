@@ -251,6 +251,12 @@ fn pages_answer_and_link_to_each_other() {
     let to = links(&hits).into_iter().find(|l| l.contains("#msg-")).expect("a hit");
     let (path, anchor) = to.split_once('#').unwrap();
     assert!(s.ok(path).contains(&format!("id=\"{anchor}\"")), "{to}");
+    // Ranked by meaning: hits, the choice kept in the form; and the any-word fallback's line.
+    let by_meaning = s.ok(&format!("/search?q=the+thing+does+not+work&mode=semantic&session={PLANTED}"));
+    assert!(links(&by_meaning).iter().any(|l| l.contains("#msg-")), "semantic hits");
+    assert!(by_meaning.contains("value=\"semantic\" selected"), "the mode is kept in the form");
+    let fallback = s.ok("/search?q=broken+qqzzxxnoword");
+    assert!(fallback.contains("no message has every word of the query"), "the fallback says so");
     // A finding links to its write-up, the CLI's HTML report of the episode.
     let findings = s.ok("/findings");
     let writeup = links(&findings).into_iter().find(|l| l.starts_with("/writeup/") && l.contains("episode=")).unwrap();

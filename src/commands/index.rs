@@ -20,7 +20,7 @@ const SHOW_BAD: usize = 10;
 
 pub fn run(cli: &Cli, args: &IndexArgs) -> Result<i32> {
     let dir = index_dir(&cli.index);
-    let ix = IndexDir::open_for_write(&dir, args.rebuild, args.wait)?;
+    let ix = IndexDir::open_for_write_with(&dir, args.rebuild, args.wait, args.no_embeddings.then_some(false))?;
     let (roots, explicit) = if args.paths.is_empty() {
         let roots: Vec<_> = walk::default_sources().into_iter().map(|s| s.path).filter(|p| p.exists()).collect();
         if roots.is_empty() && !args.quiet {

@@ -15,8 +15,21 @@ pub fn run(cli: &Cli, args: &SearchArgs) -> Result<i32> {
     let f = filters(&args.filters)?;
     check_query(&args.query, &f)?;
     let redaction = Redaction::from_args(&args.redact)?;
+    let mode = match (args.semantic, args.hybrid) {
+        (true, _) => search::Mode::Semantic,
+        (_, true) => search::Mode::Hybrid,
+        _ => search::Mode::Keyword,
+    };
+    if mode != search::Mode::Keyword && args.query.trim().is_empty() {
+        crate::usage!("--semantic and --hybrid need a query to compare meaning with");
+    }
     let hits: Vec<(Hit, Option<String>)> = match &args.team.from {
         Some(from) => {
+            if mode != search::Mode::Keyword {
+                crate::usage!(
+                    "--semantic and --hybrid search the local index: a team store has no embeddings (drop --from)"
+                );
+            }
             let mut team = crate::team::read::Team::open(from)?;
             crate::team::read::search(&mut team, &args.query, &f, args.team.machine.as_deref(), args.limit, &redaction)?
                 .into_iter()
@@ -25,12 +38,15 @@ pub fn run(cli: &Cli, args: &SearchArgs) -> Result<i32> {
         }
         None => {
             let ix = IndexDir::open(&index_dir(&cli.index))?;
-            search::search(&ix, &args.query, &f, args.limit, redaction.extra())?
+            search::search_mode(&ix, &args.query, &f, mode, 0, args.limit, redaction.extra())?
                 .into_iter()
                 .map(|h| (h, None))
                 .collect()
         }
     };
+    if let Some(note) = fallback_note(hits.iter().map(|(h, _)| h)) {
+        eprintln!("{note}");
+    }
     let out = std::io::stdout();
     let mut out = out.lock();
     if args.json {
@@ -51,6 +67,14 @@ pub fn run(cli: &Cli, args: &SearchArgs) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// The one line that says the hits are not what was asked for (no message has every
+/// word of the query, these have some), or `None`.
+pub fn fallback_note<'a>(mut hits: impl Iterator<Item = &'a Hit>) -> Option<&'static str> {
+    hits.next().filter(|h| h.found_by == [search::Ranking::AnyWord]).map(|_| {
+        "no message has every word of the query: showing those with any of its words (stop words dropped), best first"
+    })
 }
 
 /// A search needs a word to look for or a filter; punctuation alone is no word (it is
@@ -94,6 +118,7 @@ pub fn hit_json(h: &Hit) -> serde_json::Value {
         "detectors": h.detectors,
         "agent": h.agent,
         "timestamp": h.timestamp,
+        "found_by": h.found_by,
     })
 }
 

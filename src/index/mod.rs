@@ -2,7 +2,9 @@
 //! that one `debrief index` writes at a time while searches keep reading.
 //!
 //! Layout of the index folder:
-//! - `debrief.json` — `{"schema": N}`; another N means "rebuild".
+//! - `debrief.json` — `{"schema": N, "embeddings": true}`; another N means "rebuild";
+//!   `embeddings` says whether message documents carry vectors for search by meaning
+//!   (see [`embed`]; false with `index --no-embeddings`, and for indexes made before).
 //! - `tantivy/` — the tantivy index. Every commit carries, as its payload, the name of
 //!   the [`state::State`] file of the files it covers, so the documents and the record of
 //!   what was read are committed together: an interrupted run leaves the last commit whole.
@@ -15,6 +17,7 @@
 //!   (`path:line: reason`), every unreadable file (`path: unreadable: why`) and every
 //!   file of no known format it skipped (`path: skipped: …`).
 
+pub mod embed;
 pub mod schema;
 pub mod search;
 pub mod state;
@@ -47,6 +50,8 @@ pub enum IndexError {
 #[derive(Serialize, Deserialize)]
 struct VersionFile {
     schema: u32,
+    #[serde(default)]
+    embeddings: bool,
 }
 
 /// The default index folder: `$DEBRIEF_INDEX`, else the platform data dir.
@@ -61,6 +66,8 @@ pub struct IndexDir {
     pub dir: PathBuf,
     pub index: Index,
     pub fields: Fields,
+    /// Message documents carry embeddings (see [`embed`]).
+    pub embeddings: bool,
     /// Held while writing; released on drop.
     _lock: Option<File>,
 }
@@ -69,11 +76,11 @@ fn register_tokenizers(index: &Index) {
     index.tokenizers().register(tokenizer::NAME, tokenizer::CodeTokenizer::default());
 }
 
-fn check_version(dir: &Path) -> Result<bool> {
+fn check_version(dir: &Path) -> Result<Option<VersionFile>> {
     let path = dir.join("debrief.json");
     let text = match fs::read_to_string(&path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
     };
     let v: VersionFile =
@@ -81,7 +88,7 @@ fn check_version(dir: &Path) -> Result<bool> {
     if v.schema != SCHEMA_VERSION {
         return Err(IndexError::SchemaMismatch { dir: dir.to_path_buf(), found: v.schema }.into());
     }
-    Ok(true)
+    Ok(Some(v))
 }
 
 impl IndexDir {
@@ -91,36 +98,58 @@ impl IndexDir {
         let tantivy_dir = dir.join("tantivy");
         // A first `index` writes the version file, then creates the tantivy index: until
         // its meta.json is there, there is no index yet.
-        if !check_version(dir)? || !tantivy_dir.join("meta.json").exists() {
+        let version = check_version(dir)?;
+        let Some(version) = version.filter(|_| tantivy_dir.join("meta.json").exists()) else {
             return Err(IndexError::Missing { dir: dir.to_path_buf() }.into());
-        }
+        };
         let index = tantivy::directory::MmapDirectory::open(&tantivy_dir)
             .map_err(|e| anyhow::anyhow!("{}: {e}", tantivy_dir.display()))
             .and_then(|d| Ok(Index::open(ReaderDir { inner: d, root: tantivy_dir.clone() })?))
             .with_context(|| format!("opening the index in {}", dir.display()))?;
         register_tokenizers(&index);
         let fields = Fields::from_schema(&index.schema()).context("index schema is missing fields: rebuild it")?;
-        Ok(IndexDir { dir: dir.to_path_buf(), index, fields, _lock: None })
+        let embeddings = version.embeddings && fields.embedding.is_some();
+        Ok(IndexDir { dir: dir.to_path_buf(), index, fields, embeddings, _lock: None })
     }
 
     /// Open for writing: take the lock (waiting if asked), create the index if it
-    /// does not exist, or wipe and recreate it when `rebuild` is set.
+    /// does not exist, or wipe and recreate it when `rebuild` is set. A new index has
+    /// embeddings; an existing one keeps what it has.
     pub fn open_for_write(dir: &Path, rebuild: bool, wait: bool) -> Result<IndexDir> {
+        Self::open_for_write_with(dir, rebuild, wait, None)
+    }
+
+    /// [`Self::open_for_write`], with or without embeddings as `embeddings` says
+    /// (`None`: a new index has them, an existing one keeps what it has). Asking an
+    /// existing index for what it was not built with is a usage error: that takes a
+    /// rebuild.
+    pub fn open_for_write_with(dir: &Path, rebuild: bool, wait: bool, embeddings: Option<bool>) -> Result<IndexDir> {
         fs::create_dir_all(dir).with_context(|| format!("creating index folder {}", dir.display()))?;
         let lock = take_lock(dir, wait)?;
-        let exists = if rebuild {
+        let version = if rebuild {
             remove_index_files(dir)?;
-            false
+            None
         } else {
             check_version(dir)?
         };
         let tantivy_dir = dir.join("tantivy");
-        let index = if exists && tantivy_dir.join("meta.json").exists() {
+        let existing = version.filter(|_| tantivy_dir.join("meta.json").exists());
+        if let (Some(v), Some(want)) = (&existing, embeddings)
+            && v.embeddings != want
+        {
+            let (has, flag) = if v.embeddings { ("has", " --no-embeddings") } else { ("has no", "") };
+            crate::usage!(
+                "the index in {} {has} embeddings; to change that, build it again: debrief index --rebuild{flag}",
+                dir.display()
+            );
+        }
+        let with_embeddings = existing.as_ref().map_or(embeddings.unwrap_or(true), |v| v.embeddings);
+        let index = if existing.is_some() {
             Index::open_in_dir(&tantivy_dir).with_context(|| format!("opening the index in {}", dir.display()))?
         } else {
             // The version file first: a reader that finds tantivy's meta.json then finds
             // the version too (see `open`).
-            let v = serde_json::to_string(&VersionFile { schema: SCHEMA_VERSION })?;
+            let v = serde_json::to_string(&VersionFile { schema: SCHEMA_VERSION, embeddings: with_embeddings })?;
             write_atomic(&dir.join("debrief.json"), v.as_bytes())?;
             fs::create_dir_all(&tantivy_dir).with_context(|| format!("creating {}", tantivy_dir.display()))?;
             Index::create_in_dir(&tantivy_dir, schema::build())
@@ -128,7 +157,8 @@ impl IndexDir {
         };
         register_tokenizers(&index);
         let fields = Fields::from_schema(&index.schema()).context("index schema is missing fields: rebuild it")?;
-        Ok(IndexDir { dir: dir.to_path_buf(), index, fields, _lock: Some(lock) })
+        let embeddings = with_embeddings && fields.embedding.is_some();
+        Ok(IndexDir { dir: dir.to_path_buf(), index, fields, embeddings, _lock: Some(lock) })
     }
 
     /// A searcher over the last commit. The reader is not kept up to date (no watcher

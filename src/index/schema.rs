@@ -60,7 +60,13 @@ pub struct Fields {
     pub detector: Field,
     pub preview: Field,
     pub text: Field,
+    /// A message's vector (see [`super::embed`]); absent in indexes made before there
+    /// were any.
+    pub embedding: Option<Field>,
 }
+
+/// The fast field of message vectors.
+pub const EMBEDDING: &str = "embedding";
 
 impl Fields {
     pub fn from_schema(schema: &Schema) -> tantivy::Result<Fields> {
@@ -86,6 +92,7 @@ impl Fields {
             detector: f("detector")?,
             preview: f("preview")?,
             text: f("text")?,
+            embedding: f(EMBEDDING).ok(),
         })
     }
 }
@@ -121,7 +128,7 @@ pub fn build() -> Schema {
             .set_index_option(IndexRecordOption::WithFreqsAndPositions),
     );
     b.add_text_field("text", text);
-    let _ = FAST;
+    b.add_bytes_field(EMBEDDING, FAST);
     b.build()
 }
 

@@ -65,6 +65,43 @@ pub struct Hit {
     /// The findings keyed on this message, as the index holds them (redacted with the
     /// snippet).
     pub findings: Vec<crate::detect::Finding>,
+    /// The rankings that found this hit (more than one in a hybrid search).
+    pub found_by: Vec<Ranking>,
+}
+
+/// A ranking that finds hits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ranking {
+    /// Every word of the query (BM25), or the filters alone.
+    Keyword,
+    /// Any word of the query, stop words dropped (BM25): what keyword search falls back
+    /// to when no message has every word.
+    AnyWord,
+    /// Closeness in meaning (cosine of the embedded model's vectors).
+    Semantic,
+}
+
+/// How a search ranks messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Words (BM25), with the any-word fallback.
+    #[default]
+    Keyword,
+    /// Meaning only.
+    Semantic,
+    /// Both, fused by reciprocal rank.
+    Hybrid,
+}
+
+impl Ranking {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ranking::Keyword => "keyword",
+            Ranking::AnyWord => "any-word",
+            Ranking::Semantic => "semantic",
+        }
+    }
 }
 
 /// The order of hits.
@@ -107,6 +144,36 @@ impl ParsedQuery {
         w.dedup();
         w
     }
+
+    /// The query for ranked any-word matching: each clause that is not a stop word (a
+    /// phrase stays a phrase), none of them required; exclusions stay. `None` when
+    /// nothing but stop words is left, or there was one clause only (any of one is
+    /// every one).
+    pub fn any_word(&self) -> Option<ParsedQuery> {
+        let kept: Vec<Vec<String>> =
+            self.must.iter().filter(|c| !(c.len() == 1 && is_stop_word(&c[0]))).cloned().collect();
+        if kept.is_empty() || self.must.len() < 2 {
+            return None;
+        }
+        Some(ParsedQuery { must: kept, must_not: self.must_not.clone() })
+    }
+}
+
+/// Common English words that say nothing about which message is meant ("why did the
+/// server not start": `server` and `start` are what to look for).
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "after", "again", "all", "am", "an", "and", "any", "are", "as", "at", "be", "been", "before",
+    "being", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "during", "each", "for", "from", "had",
+    "has", "have", "having", "he", "her", "here", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its",
+    "just", "me", "more", "most", "my", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "our",
+    "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them",
+    "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was",
+    "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you",
+    "your",
+];
+
+pub fn is_stop_word(w: &str) -> bool {
+    STOP_WORDS.binary_search(&w).is_ok()
 }
 
 pub fn parse_query(q: &str) -> ParsedQuery {
@@ -246,12 +313,14 @@ impl tantivy::collector::SegmentCollector for SessionKeysOfSegment {
     }
 }
 
-/// Build the whole query for messages.
+/// Build the whole query for messages: every clause of `query` required, or with
+/// `any_word` at least one of them (ranked by BM25 over those that match).
 pub fn build_query(
     searcher: &Searcher,
     f: &Fields,
     query: &ParsedQuery,
     filters: &Filters,
+    any_word: bool,
 ) -> Result<Option<Box<dyn Query>>> {
     // Only message documents have text, so a text clause already selects messages; the
     // `kind` clause would make every search intersect with all messages.
@@ -259,8 +328,14 @@ pub fn build_query(
     if query.must.is_empty() {
         clauses.push((Occur::Must, term(f.kind, KIND_MESSAGE)));
     }
-    for words in &query.must {
-        clauses.push((Occur::Must, clause_query(f, words)));
+    if any_word {
+        let any: Vec<(Occur, Box<dyn Query>)> =
+            query.must.iter().map(|w| (Occur::Should, clause_query(f, w))).collect();
+        clauses.push((Occur::Must, Box::new(BooleanQuery::new(any))));
+    } else {
+        for words in &query.must {
+            clauses.push((Occur::Must, clause_query(f, words)));
+        }
     }
     for words in &query.must_not {
         clauses.push((Occur::MustNot, clause_query(f, words)));
@@ -306,6 +381,7 @@ pub fn build_query(
         // One word alone: as a bare term query, tantivy skips whole blocks of postings
         // that cannot reach the top hits (block-max WAND) instead of scoring every match.
         if !query.must.is_empty()
+            && !any_word
             && let Some((_, q)) = clauses.pop()
         {
             return Ok(Some(q));
@@ -330,7 +406,7 @@ impl Filters {
 /// The keys of the sessions with at least one message that the filters accept (all of
 /// them: message-level and session-level).
 pub fn sessions_with_messages(searcher: &Searcher, f: &Fields, filters: &Filters) -> Result<Vec<u64>> {
-    let Some(q) = build_query(searcher, f, &ParsedQuery::default(), filters)? else { return Ok(Vec::new()) };
+    let Some(q) = build_query(searcher, f, &ParsedQuery::default(), filters, false)? else { return Ok(Vec::new()) };
     let mut keys = searcher.search(&q, &SessionKeys)?;
     keys.sort_unstable();
     keys.dedup();
@@ -394,32 +470,245 @@ pub fn search_page(
 ) -> Result<Vec<Hit>> {
     let searcher = ix.searcher()?;
     let f = ix.fields;
+    let (top, ranking, parsed) = keyword_top(&searcher, &f, &parse_query(query), filters, order, offset, limit)?;
+    let top: Vec<(f32, DocAddress, Vec<Ranking>)> = top.into_iter().map(|(s, a)| (s, a, vec![ranking])).collect();
+    let mut hits = make_hits(&searcher, &f, top, &parsed.words(), redact)?;
+    if order == Order::Relevance {
+        sort_hits(&mut hits);
+    }
+    Ok(hits)
+}
+
+/// A search ranked by `mode`, from the `offset`-th hit on. Semantic and hybrid searches
+/// need an index with embeddings.
+pub fn search_mode(
+    ix: &IndexDir,
+    query: &str,
+    filters: &Filters,
+    mode: Mode,
+    offset: usize,
+    limit: usize,
+    redact: Option<&[String]>,
+) -> Result<Vec<Hit>> {
+    if mode == Mode::Keyword || query.trim().is_empty() {
+        return search_page(ix, query, filters, Order::Relevance, offset, limit, redact);
+    }
+    if !ix.embeddings {
+        return Err(IndexNoEmbeddings { dir: ix.dir.clone() }.into());
+    }
+    let searcher = ix.searcher()?;
+    let f = ix.fields;
     let parsed = parse_query(query);
-    let Some(q) = build_query(&searcher, &f, &parsed, filters)? else { return Ok(Vec::new()) };
-    let top_docs = TopDocs::with_limit(limit.max(1)).and_offset(offset);
-    let top: Vec<(f32, DocAddress)> = match order {
-        Order::Relevance => searcher.search(&q, &top_docs.order_by_score())?,
-        Order::Newest => searcher
-            .search(&q, &top_docs.order_by_fast_field::<tantivy::DateTime>("time", tantivy::Order::Desc))?
-            .into_iter()
-            .map(|(_, addr)| (0.0, addr))
-            .collect(),
+    let words: Vec<String> = parsed.words().into_iter().filter(|w| !is_stop_word(w)).collect();
+    // Ranked lists deep enough for the page and for fusion to matter.
+    let depth = (offset + limit).max(FUSION_DEPTH);
+    let semantic = semantic_top(&searcher, &f, query, &parsed, filters, depth)?;
+    let fused: Vec<(f32, DocAddress, Vec<Ranking>)> = if mode == Mode::Semantic {
+        semantic.into_iter().skip(offset).take(limit).map(|(s, a)| (s, a, vec![Ranking::Semantic])).collect()
+    } else {
+        let (keyword, ranking, _) = keyword_top(&searcher, &f, &parsed, filters, Order::Relevance, 0, depth)?;
+        let mut by_doc: HashMap<DocAddress, (f32, Vec<Ranking>)> = HashMap::new();
+        // Any-word matches are a weaker ranking than every-word ones: they count half.
+        let keyword_weight = if ranking == Ranking::AnyWord { ANY_WORD_WEIGHT } else { 1.0 };
+        for (list, r, weight) in [(&keyword, ranking, keyword_weight), (&semantic, Ranking::Semantic, 1.0)] {
+            for (rank, (_, addr)) in list.iter().enumerate() {
+                let e = by_doc.entry(*addr).or_insert((0.0, Vec::new()));
+                e.0 += weight / (RRF_K + rank as f32 + 1.0);
+                e.1.push(r);
+            }
+        }
+        let mut all: Vec<(f32, DocAddress, Vec<Ranking>)> = by_doc.into_iter().map(|(a, (s, r))| (s, a, r)).collect();
+        // Equal fused scores (the first of one ranking and the first of the other): the
+        // every-word match first, so that an exact identifier's best hit stays on top.
+        let by_words = |h: &(f32, DocAddress, Vec<Ranking>)| !h.2.contains(&Ranking::Keyword);
+        all.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| by_words(a).cmp(&by_words(b))).then_with(|| a.1.cmp(&b.1)));
+        all.into_iter().skip(offset).take(limit).collect()
     };
-    let words = parsed.words();
-    let mut cache = SessionCache::new(&searcher, f);
+    make_hits(&searcher, &f, fused, &words, redact)
+}
+
+/// The constant of reciprocal rank fusion (the usual 60): a hit's fused score is the sum
+/// over rankings of 1 / (60 + its rank there).
+const RRF_K: f32 = 60.0;
+/// The weight of the any-word ranking in a fusion (every-word and semantic weigh 1).
+const ANY_WORD_WEIGHT: f32 = 0.5;
+/// How deep each ranking is read for fusion.
+const FUSION_DEPTH: usize = 100;
+
+/// A semantic query on an index built without embeddings.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the index in {} has no embeddings (it was built with --no-embeddings, or before debrief had them): \
+     run `debrief index --rebuild` to add them, or search without --semantic/--hybrid",
+    dir.display()
+)]
+pub struct IndexNoEmbeddings {
+    pub dir: PathBuf,
+}
+
+/// Ranked documents, the ranking that found them, and the query it ran.
+type KeywordTop = (Vec<(f32, DocAddress)>, Ranking, ParsedQuery);
+
+/// The keyword ranking: every word, or when no message has every word (not merely none
+/// on this page) any word; with the ranking used and the query it ran.
+fn keyword_top(
+    searcher: &Searcher,
+    f: &Fields,
+    parsed: &ParsedQuery,
+    filters: &Filters,
+    order: Order,
+    offset: usize,
+    limit: usize,
+) -> Result<KeywordTop> {
+    let every = ParsedQuery { must: parsed.must.clone(), must_not: parsed.must_not.clone() };
+    let Some(q) = build_query(searcher, f, parsed, filters, false)? else {
+        return Ok((Vec::new(), Ranking::Keyword, every));
+    };
+    let run = |q: &dyn Query| -> Result<Vec<(f32, DocAddress)>> {
+        let top_docs = TopDocs::with_limit(limit.max(1)).and_offset(offset);
+        Ok(match order {
+            Order::Relevance => searcher.search(q, &top_docs.order_by_score())?,
+            Order::Newest => searcher
+                .search(q, &top_docs.order_by_fast_field::<tantivy::DateTime>("time", tantivy::Order::Desc))?
+                .into_iter()
+                .map(|(_, addr)| (0.0, addr))
+                .collect(),
+        })
+    };
+    let top = run(&*q)?;
+    if top.is_empty()
+        && order == Order::Relevance
+        && let Some(any) = parsed.any_word()
+        && (offset == 0 || searcher.search(&*q, &TopDocs::with_limit(1).order_by_score())?.is_empty())
+        && let Some(q) = build_query(searcher, f, &any, filters, true)?
+    {
+        return Ok((run(&*q)?, Ranking::AnyWord, any));
+    }
+    Ok((top, Ranking::Keyword, every))
+}
+
+/// The `depth` messages closest in meaning to `query` among those the filters (and the
+/// query's exclusions) accept, best first.
+fn semantic_top(
+    searcher: &Searcher,
+    f: &Fields,
+    query: &str,
+    parsed: &ParsedQuery,
+    filters: &Filters,
+    depth: usize,
+) -> Result<Vec<(f32, DocAddress)>> {
+    let Some(vector) = super::embed::Query::new(&super::embed::embed(query)?) else { return Ok(Vec::new()) };
+    let only = ParsedQuery { must: Vec::new(), must_not: parsed.must_not.clone() };
+    let Some(q) = build_query(searcher, f, &only, filters, false)? else { return Ok(Vec::new()) };
+    let mut top = searcher.search(&*q, &Closest { query: vector, depth })?;
+    top.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    top.truncate(depth);
+    Ok(top)
+}
+
+/// Collects the `depth` documents whose stored vector is closest to `query`. A segment's
+/// vectors are a dictionary-encoded bytes column: each distinct vector is scored once, in
+/// the dictionary's order (a sequential read of the memory-mapped column), then each
+/// matching document takes its vector's score.
+struct Closest {
+    query: super::embed::Query,
+    depth: usize,
+}
+
+impl tantivy::collector::Collector for Closest {
+    type Fruit = Vec<(f32, DocAddress)>;
+    type Child = ClosestInSegment;
+
+    fn for_segment(&self, ord: u32, segment: &tantivy::SegmentReader) -> tantivy::Result<ClosestInSegment> {
+        let column = segment.fast_fields().bytes(super::schema::EMBEDDING)?;
+        let mut scores = Vec::new();
+        let mut ords = None;
+        if let Some(col) = column {
+            scores = vec![f32::NEG_INFINITY; col.num_terms()];
+            let mut stream = col.dictionary().stream()?;
+            while stream.advance() {
+                let o = stream.term_ord() as usize;
+                if o < scores.len() {
+                    scores[o] = self.query.cosine(stream.key());
+                }
+            }
+            ords = Some(col.ords().clone());
+        }
+        Ok(ClosestInSegment { segment: ord, ords, scores, depth: self.depth, top: Vec::new() })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        false
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Vec<(f32, DocAddress)>>) -> tantivy::Result<Vec<(f32, DocAddress)>> {
+        Ok(fruits.concat())
+    }
+}
+
+struct ClosestInSegment {
+    segment: u32,
+    ords: Option<tantivy::columnar::Column<u64>>,
+    scores: Vec<f32>,
+    depth: usize,
+    top: Vec<(f32, DocAddress)>,
+}
+
+impl tantivy::collector::SegmentCollector for ClosestInSegment {
+    type Fruit = Vec<(f32, DocAddress)>;
+
+    fn collect(&mut self, doc: tantivy::DocId, _score: tantivy::Score) {
+        let Some(ords) = &self.ords else { return };
+        let Some(o) = ords.first(doc) else { return };
+        let score = self.scores.get(o as usize).copied().unwrap_or(f32::NEG_INFINITY);
+        if score.is_finite() {
+            self.top.push((score, DocAddress::new(self.segment, doc)));
+            if self.top.len() >= self.depth * 2 + 64 {
+                self.shrink();
+            }
+        }
+    }
+
+    fn harvest(mut self) -> Vec<(f32, DocAddress)> {
+        self.shrink();
+        self.top
+    }
+}
+
+impl ClosestInSegment {
+    /// Keep the best `depth`.
+    fn shrink(&mut self) {
+        if self.top.len() > self.depth {
+            self.top.select_nth_unstable_by(self.depth, |a, b| b.0.total_cmp(&a.0));
+            self.top.truncate(self.depth);
+        }
+    }
+}
+
+/// Hits of ranked documents, in their order.
+fn make_hits(
+    searcher: &Searcher,
+    f: &Fields,
+    top: Vec<(f32, DocAddress, Vec<Ranking>)>,
+    words: &[String],
+    redact: Option<&[String]>,
+) -> Result<Vec<Hit>> {
+    let mut cache = SessionCache::new(searcher, *f);
     // One redactor per session (its names are part of it), made when its first hit is.
     let mut redactors: HashMap<u64, Redactor> = HashMap::new();
     let mut hits = Vec::with_capacity(top.len());
-    for (score, addr) in top {
+    for (score, addr, found_by) in top {
         let redact = redact.map(|extra| (&mut redactors, extra));
-        if let Some(hit) = make_hit(&searcher, &f, &mut cache, addr, score, &words, redact)? {
+        if let Some(mut hit) = make_hit(searcher, f, &mut cache, addr, score, words, redact)? {
+            hit.found_by = found_by;
             hits.push(hit);
         }
     }
-    if order == Order::Newest {
-        return Ok(hits);
-    }
-    // Equal scores (e.g. filter-only searches) in a stable, readable order.
+    Ok(hits)
+}
+
+/// Equal scores (e.g. filter-only searches) in a stable, readable order.
+fn sort_hits(hits: &mut [Hit]) {
     hits.sort_by(|a, b| {
         b.score
             .partial_cmp(&a.score)
@@ -427,7 +716,6 @@ pub fn search_page(
             .then_with(|| a.source.cmp(&b.source))
             .then_with(|| a.idx.cmp(&b.idx))
     });
-    Ok(hits)
 }
 
 fn make_hit(
@@ -501,6 +789,7 @@ fn make_hit(
         snippet,
         detectors,
         findings,
+        found_by: Vec::new(),
     }))
 }
 
@@ -684,6 +973,23 @@ pub fn make_snippet(m: &Message, words: &[String], width: usize, redactor: Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stop_words_are_sorted_for_binary_search() {
+        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(is_stop_word("why") && is_stop_word("the") && !is_stop_word("server"));
+    }
+
+    #[test]
+    fn any_word_drops_stop_words_and_keeps_phrases_and_exclusions() {
+        let q = parse_query("why did the \"vite server\" not start -docker");
+        let any = q.any_word().expect("words are left");
+        assert_eq!(any.must, vec![vec!["vite".to_string(), "server".to_string()], vec!["start".to_string()]]);
+        assert_eq!(any.must_not, vec![vec!["docker".to_string()]]);
+        // Stop words alone, and one clause alone, have no any-word form.
+        assert!(parse_query("why did it not").any_word().is_none());
+        assert!(parse_query("EADDRINUSE").any_word().is_none());
+    }
 
     /// A long output is redacted only around the snippet's window, but a secret that
     /// reaches into the window is redacted whole: here a PEM key whose first line is

@@ -234,6 +234,7 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
         let old_state = state.files.get(&c.path).filter(|_| owned.is_some());
         job.unknown_from = old_state.map_or(0, |s| s.consumed);
         job.seen_offset = read_from;
+        job.embeddings = ix.embeddings;
         let outcome = read_file(&c.path, format, resume, &mut job);
         let (metas, input_state) = match outcome {
             Ok(v) => v,
@@ -487,6 +488,8 @@ struct FileJob<'w> {
     seen_offset: u64,
     checkpoints: Vec<Checkpoint>,
     text_buf: String,
+    /// Embed each message (the index has embeddings).
+    embeddings: bool,
     error: Option<anyhow::Error>,
 }
 
@@ -516,6 +519,7 @@ impl<'w> FileJob<'w> {
             seen_offset: 0,
             checkpoints: Vec::new(),
             text_buf: String::new(),
+            embeddings: false,
             error: None,
         }
     }
@@ -620,6 +624,12 @@ impl<'w> FileJob<'w> {
         self.text_buf.clear();
         index_text(m, &mut self.text_buf);
         doc.add_text(f.text, &self.text_buf);
+        if self.embeddings
+            && let Some(field) = f.embedding
+            && let Some(v) = super::embed::message_vector(m, &mut self.text_buf)?
+        {
+            doc.add_bytes(field, &v);
+        }
         self.writer.add_document(doc).map_err(|e| anyhow::anyhow!("adding a document: {e}"))?;
         super::crash_point("doc");
         Ok(())

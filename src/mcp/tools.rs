@@ -78,6 +78,11 @@ pub struct SearchParams {
     /// Identifiers and paths match as typed (NCCL_MAX_NCHANNELS, foo::bar, logs/x.log) and
     /// by part (`nchannels`). May be empty when a filter is given.
     pub query: Option<String>,
+    /// How hits are ranked: "keyword" (the default: by words, BM25; when no message has
+    /// every word, by any of them, and the answer's `note` says so), "semantic" (by
+    /// meaning, for a question or a description in other words than the transcript's) or
+    /// "hybrid" (both, fused). Each hit's `found_by` names the rankings that found it.
+    pub mode: Option<String>,
     #[serde(flatten)]
     pub filters: FilterParams,
     /// Hits per page (1 to 50, default 10).
@@ -254,7 +259,7 @@ pub fn definitions() -> Vec<Tool> {
             "search",
             "Search past sessions",
             "Search the messages of past agent sessions (text, commands, tool outputs) by words and filters, \
-             best match first. Each hit cites the session id, [msg N], the source file and line, a snippet with \
+             best match first; mode \"semantic\" or \"hybrid\" ranks by meaning too. Each hit cites the session id, [msg N], the source file and line, a snippet with \
              the matched words in [brackets], and the findings keyed on that message. Filters are the CLI's: \
              agent, project, session, role, tool, program, file, detector, since, until, errors. A search may \
              be filters only, e.g. {\"errors\": true, \"since\": \"1d\"}. Follow up with read_messages \
@@ -447,14 +452,24 @@ fn search(cx: &Context, p: SearchParams) -> Result<Output> {
     commands::search::check_query(&query, &f)?;
     let limit = page_size(p.limit, 10, 50, "limit")?;
     let offset = cursor(&p.cursor, "search")?;
+    let mode = match p.mode.as_deref().map(str::trim) {
+        None | Some("") | Some("keyword") => search::Mode::Keyword,
+        Some("semantic") => search::Mode::Semantic,
+        Some("hybrid") => search::Mode::Hybrid,
+        Some(m) => crate::usage!("mode `{m}` is none of keyword, semantic, hybrid"),
+    };
     let ix = cx.index()?;
-    let mut hits = search::search_page(&ix, &query, &f, Order::Relevance, offset, limit + 1, cx.redaction.extra())?;
+    let mut hits = search::search_mode(&ix, &query, &f, mode, offset, limit + 1, cx.redaction.extra())?;
     let more = hits.len() > limit;
     hits.truncate(limit);
-    Ok(Output::Json(json!({
+    let mut out = json!({
         "hits": hits.iter().map(hit_json).collect::<Vec<_>>(),
         "next_cursor": next_cursor("search", offset + limit, more),
-    })))
+    });
+    if let Some(note) = commands::search::fallback_note(hits.iter()) {
+        out["note"] = Value::from(note);
+    }
+    Ok(Output::Json(out))
 }
 
 /// A search hit as an agent cites it.
@@ -477,6 +492,7 @@ fn hit_json(h: &Hit) -> Value {
             "summary": f.summary,
             "evidence": f.evidence,
         })).collect::<Vec<_>>(),
+        "found_by": h.found_by,
     })
 }
 

@@ -595,6 +595,14 @@ pub fn search(app: &App, q: &Query) -> Result<Reply> {
     let query = param(q, "q").unwrap_or_default().to_string();
     let mut body = String::from("<h1>Search</h1>");
     let mut fields = vec![Field::Text("q", "words", "\"a phrase\" word -excluded")];
+    fields.push(Field::Select(
+        "mode",
+        "rank by",
+        [("keyword", "words"), ("semantic", "meaning"), ("hybrid", "both")]
+            .iter()
+            .map(|(v, l)| (v.to_string(), l.to_string()))
+            .collect(),
+    ));
     fields.extend(filter_fields(FILTERS));
     form(&mut body, "/search", q, &fields, "Search");
     let f = commands::filters(&filter_args(q));
@@ -617,18 +625,32 @@ pub fn search(app: &App, q: &Query) -> Result<Reply> {
     let page_no = page_number(q)?;
     let ix = app.cx.index()?;
     let offset = (page_no - 1) * HITS_PAGE;
-    let mut hits =
-        search::search_page(&ix, &query, &f, Order::Relevance, offset, HITS_PAGE + 1, app.cx.redaction.extra())?;
+    let mode = match param(q, "mode") {
+        Some("semantic") => search::Mode::Semantic,
+        Some("hybrid") => search::Mode::Hybrid,
+        _ => search::Mode::Keyword,
+    };
+    let mut hits = match search::search_mode(&ix, &query, &f, mode, offset, HITS_PAGE + 1, app.cx.redaction.extra()) {
+        Ok(h) => h,
+        Err(e) if e.downcast_ref::<search::IndexNoEmbeddings>().is_some() => {
+            let _ = write!(body, "<p class=\"error\">{}</p>", esc(&format!("{e:#}")));
+            return Ok(Reply::Page(StatusCode::BAD_REQUEST, page(app, "Search", &body)));
+        }
+        Err(e) => return Err(e),
+    };
     let more = hits.len() > HITS_PAGE;
     hits.truncate(HITS_PAGE);
     if hits.is_empty() {
         body.push_str("<p>No message matches.</p>");
     }
+    if let Some(note) = commands::search::fallback_note(hits.iter()) {
+        let _ = write!(body, "<p class=\"muted\">{}.</p>", esc(note));
+    }
     for h in &hits {
         hit(&mut body, h);
     }
     let mut keep = kept(q, FILTERS);
-    keep.extend(kept(q, &["q"]));
+    keep.extend(kept(q, &["q", "mode"]));
     pager(&mut body, "/search", &keep, page_no, more);
     let title = if query.is_empty() { "Search".to_string() } else { format!("{query} – search") };
     Ok(Reply::Page(StatusCode::OK, page(app, &title, &body)))

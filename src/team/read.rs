@@ -225,6 +225,7 @@ pub fn search(
                 snippet,
                 detectors: row.get(8),
                 findings,
+                found_by: vec![crate::index::search::Ranking::Keyword],
             },
         });
     }
