@@ -141,7 +141,9 @@ static TEST: LazyLock<Regex> = LazyLock::new(|| {
 /// `fatal: …`, `panicked at …`.
 static ERROR_HEAD: LazyLock<Regex> = LazyLock::new(|| {
     // pytest marks the exception line of a failure with "E   ".
-    Regex::new(r"^\s*(?:E\s+)?(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)|[Ee]rror(?:\[[A-Z0-9]+\])?|fatal(?: error)?|FATAL|ERROR)(?::| -)\s|panicked at ")
+    // A linter's rule code heads its finding (`SIM102 Use a single `if` …`, `src/a.py:3:1:
+    // E501 Line too long`): that, not its "Found 1 error." summary, says what is wrong.
+    Regex::new(r"^\s*(?:E\s+)?(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)|[Ee]rror(?:\[[A-Z0-9]+\])?|fatal(?: error)?|FATAL|ERROR)(?::| -)\s|panicked at |^(?:\S+:\d+:\d+: )?[A-Z]{1,4}\d{3,4} [A-Z`]")
         .expect("static regex")
 });
 
@@ -178,7 +180,9 @@ impl CallFacts {
             let cancelled = body.trim() == "<tool_use_error>Sibling tool call errored</tool_use_error>";
             // A server still running when the tool's time limit came (`timeout` exits 124)
             // did not fail, whatever it printed meanwhile.
-            let held = action == "launch" && (r.timed_out || r.exit_code == Some(124));
+            // Unless what it printed names an error: a compile error or a panic the dev
+            // server showed before the limit came is a failure the assistant acts on.
+            let held = action == "launch" && (r.timed_out || r.exit_code == Some(124)) && error_line(&lines).is_none();
             let failed = (r.is_error || r.exit_code.is_some_and(|c| c != 0))
                 && !r.interrupted
                 && !found_nothing

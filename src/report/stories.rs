@@ -148,7 +148,8 @@ fn command_subject(c: &crate::shell::SimpleCommand) -> String {
                 .captures(code)
                 .map(|m| m[1].to_string())
                 .unwrap_or_else(|| code.split([';', '\n']).next().unwrap_or(code).trim().to_string());
-            format!("{} -c {what}", c.name())
+            let name = c.name().trim_end_matches(|ch: char| ch.is_ascii_digit() || ch == '.');
+            format!("{name} -c {what}")
         }
         _ => entry_of(c),
     }
@@ -167,6 +168,25 @@ fn asks_version(f: &CallFacts) -> bool {
             .iter()
             .any(|c| c.args.iter().any(|a| matches!(a.as_str(), "--version" | "-V" | "--help")))
     })
+}
+
+/// A failed call's error with what varies between runs masked (paths, numbers, temp
+/// names): two calls with the same shape failed the same way.
+fn error_shape(error: Option<&str>) -> Option<String> {
+    let e = error?;
+    let masked: Vec<&str> = e
+        .split_whitespace()
+        .map(|w| {
+            if w.contains(['/', '\\']) {
+                "<path>"
+            } else if w.chars().any(|c| c.is_ascii_digit()) {
+                "#"
+            } else {
+                w
+            }
+        })
+        .collect();
+    (masked.len() >= 3).then(|| masked.join(" ").to_lowercase())
 }
 
 /// Every subject a call works on: its own, and that of each command of its command line
@@ -258,6 +278,7 @@ impl Builder<'_> {
             .find(|s| {
                 !matches!(s.kind, Kind::Plan | Kind::Question)
                     && s.text.split_whitespace().count() >= 4
+                    && !s.text.trim_end().ends_with(':')
                     && !content_words(&s.text).is_disjoint(&topic)
             })?
             .text;
@@ -269,7 +290,7 @@ impl Builder<'_> {
         let s = self.session;
         let mut out: Vec<Story> = Vec::new();
         // Subjects already told, with the position up to which their story reaches.
-        let mut told: Vec<(String, usize)> = Vec::new();
+        let mut told: Vec<(String, Option<String>, usize)> = Vec::new();
         for (pos, m) in s.messages.iter().enumerate() {
             for (f, c) in self.facts_of(m).iter().zip(&m.calls) {
                 // A search that finds nothing is no failure; a call the user stopped is
@@ -283,12 +304,16 @@ impl Builder<'_> {
                     continue;
                 }
                 let subj = subject(f);
-                if told.iter().any(|(t, end)| *end >= pos && subjects(f).contains(t)) {
+                let shape = error_shape(self.attempt(m, f).error.as_deref());
+                if told
+                    .iter()
+                    .any(|(t, sh, end)| *end >= pos && (subjects(f).contains(t) || (sh.is_some() && *sh == shape)))
+                {
                     continue;
                 }
                 let story = self.story_from(pos, m, f, subj.clone());
                 let end = story.resolved.as_ref().or(story.attempts.last()).map_or(pos, |a| self.pos_of(a.idx));
-                told.push((subj, end.max(self.pos_of(story.last_failure))));
+                told.push((subj, shape, end.max(self.pos_of(story.last_failure))));
                 out.push(story);
             }
         }
@@ -297,6 +322,19 @@ impl Builder<'_> {
         out.sort_by(|a, b| b.weight().cmp(&a.weight()).then(a.idx.cmp(&b.idx)));
         out.truncate(MAX);
         out.sort_by_key(|st| st.idx);
+        // A remark told in one story is not told again in the next (one reading after
+        // two failures belongs to the first).
+        let mut said: Vec<(u32, String)> = Vec::new();
+        let told = |said: &[(u32, String)], q: &Quote| said.iter().any(|(i, t)| *i == q.idx && *t == q.text);
+        for st in &mut out {
+            for q in [&mut st.reading, &mut st.after] {
+                if q.as_ref().is_some_and(|q| told(&said, q)) {
+                    *q = None;
+                }
+            }
+            st.user.retain(|q| !told(&said, q));
+            said.extend(st.reading.iter().chain(&st.after).chain(&st.user).map(|q| (q.idx, q.text.clone())));
+        }
         out
     }
 
@@ -330,19 +368,34 @@ impl Builder<'_> {
             f.file.as_deref().unwrap_or(""),
             st.first.error.as_deref().unwrap_or("")
         );
+        let first_shape = error_shape(st.first.error.as_deref());
         // Later calls of the same message count too (parallel calls after the failing one).
         let own = self.facts_of(m).iter().position(|x| std::ptr::eq(x, f)).unwrap_or(0);
         let end = (pos + SPAN).min(s.messages.len());
         let mut stop = pos;
         'scan: for (p, n) in s.messages.iter().enumerate().take(end).skip(pos) {
-            if p > pos && n.is_typed_user() && !n.text.trim().is_empty() && st.user.len() < 2 {
+            // What the user typed about it: a remark, or words shared with the command
+            // or its error ("fix the temp file permissions"), not the name of the next
+            // task ("Phase 5", "T026-T030").
+            if p > pos
+                && n.is_typed_user()
+                && !n.text.trim().is_empty()
+                && st.user.len() < 2
+                && (n.text.split_whitespace().count() >= 4
+                    || !content_words(&n.text).is_disjoint(&content_words(&topic)))
+            {
                 st.user.push(Quote { idx: n.idx, text: clip(&one_line(&request_text(&n.text)), QUOTE) });
             }
             for (i, g) in self.facts_of(n).iter().enumerate() {
                 if p == pos && i <= own {
                     continue;
                 }
-                let same = subjects(g).contains(&subj);
+                // The same subject, or another command failing with the same error
+                // (`cargo fmt` and `cargo check` both refused a temp file by rustup).
+                let same = subjects(g).contains(&subj)
+                    || (g.failed()
+                        && first_shape.is_some()
+                        && error_shape(self.attempt(n, g).error.as_deref()) == first_shape);
                 let other = !same
                     && p <= pos + 2
                     && st.attempts.is_empty()
@@ -355,7 +408,10 @@ impl Builder<'_> {
                 // A call whose result never came says nothing either way; nor does asking
                 // the program for its version, unless that is what failed; a read of a
                 // background command's output is that run again, not another attempt.
-                if g.output.is_none() || (asks_version(g) && !asks_version(f)) || g.continues.is_some() {
+                if g.output.as_ref().is_none_or(|o| o.interrupted)
+                    || (asks_version(g) && !asks_version(f))
+                    || g.continues.is_some()
+                {
                     continue;
                 }
                 let a = self.attempt(n, g);
