@@ -406,10 +406,11 @@ impl Builder<'_> {
                     continue;
                 }
                 // A call whose result never came says nothing either way; nor does asking
-                // the program for its version, unless that is what failed; a read of a
+                // the program for its version and getting it (a failed one is a failure
+                // like any other); a read of a
                 // background command's output is that run again, not another attempt.
                 if g.output.as_ref().is_none_or(|o| o.interrupted)
-                    || (asks_version(g) && !asks_version(f))
+                    || (asks_version(g) && !asks_version(f) && !g.failed())
                     || g.continues.is_some()
                 {
                     continue;
