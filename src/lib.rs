@@ -17,6 +17,7 @@ pub mod shell;
 #[doc(hidden)]
 pub mod synth;
 pub mod team;
+mod test_point;
 pub mod walk;
 
 /// An argument that is wrong, not a failure of the work: `main` exits with 2 for it, as

@@ -370,18 +370,8 @@ fn remove_index_files(dir: &Path) -> Result<()> {
 /// (a document was just added), `commit` (a commit is prepared and about to be made),
 /// `committed` (a commit was just made).
 pub(crate) fn crash_point(point: &str) {
-    use std::sync::LazyLock;
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static AT: LazyLock<Option<(String, u64)>> = LazyLock::new(|| {
-        let v = std::env::var("DEBRIEF_CRASH_AT").ok()?;
-        let (p, k) = v.rsplit_once(':')?;
-        Some((p.to_string(), k.parse().ok()?))
-    });
-    static SEEN: AtomicU64 = AtomicU64::new(0);
-    if let Some((p, k)) = AT.as_ref()
-        && p == point
-        && SEEN.fetch_add(1, Ordering::SeqCst) + 1 == *k
-    {
+    static AT: crate::test_point::TestPoint = crate::test_point::TestPoint::new("DEBRIEF_CRASH_AT");
+    if AT.reached(point).is_some() {
         std::process::abort();
     }
 }

@@ -251,18 +251,8 @@ fn prepare(mut rec: SessionRecord, mut session: Session, redaction: &Redaction) 
 /// session's transaction: `begin`, `session` (its row written), `messages`, `calls`,
 /// `findings` (each copied), `commit` (about to commit), `committed`.
 fn stop_point(point: &str) {
-    use std::sync::LazyLock;
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static AT: LazyLock<Option<(String, u64)>> = LazyLock::new(|| {
-        let v = std::env::var("DEBRIEF_PUSH_STOP").ok()?;
-        let (p, k) = v.rsplit_once(':')?;
-        Some((p.to_string(), k.parse().ok()?))
-    });
-    static SEEN: AtomicU64 = AtomicU64::new(0);
-    if let Some((p, k)) = AT.as_ref()
-        && p == point
-        && SEEN.fetch_add(1, Ordering::SeqCst) + 1 == *k
-    {
+    static AT: crate::test_point::TestPoint = crate::test_point::TestPoint::new("DEBRIEF_PUSH_STOP");
+    if let Some(k) = AT.reached(point) {
         eprintln!("debrief: stopped at {point}:{k}");
         loop {
             std::thread::sleep(std::time::Duration::from_secs(60));
