@@ -7,17 +7,9 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use common::{corpus, debrief, real};
+use common::{corpus, debrief, json_lines, real, search_json as search, stderr_of};
 use predicates::prelude::*;
 use serde_json::Value;
-
-fn stderr_of(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn json_lines(out: &std::process::Output) -> Vec<Value> {
-    String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect()
-}
 
 fn index(ix: &Path, path: &Path) -> String {
     let out = debrief(ix).arg("index").arg(path).output().unwrap();
@@ -36,12 +28,6 @@ fn index_samples(ix: &Path) -> String {
         .unwrap();
     assert!(out.status.success(), "index failed: {}", stderr_of(&out));
     stderr_of(&out)
-}
-
-fn search(ix: &Path, args: &[&str]) -> Vec<Value> {
-    let out = debrief(ix).arg("search").args(args).arg("--json").output().unwrap();
-    assert!(out.status.success(), "search failed: {}", stderr_of(&out));
-    json_lines(&out)
 }
 
 #[test]

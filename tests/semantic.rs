@@ -8,18 +8,10 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use common::{corpus, debrief, root};
+use common::{corpus, debrief, root, search_json as search, stderr_of};
 use debrief::index::embed;
-use serde_json::{Value, json};
+use serde_json::json;
 use sha2::{Digest, Sha256};
-
-fn stderr_of(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn json_lines(out: &std::process::Output) -> Vec<Value> {
-    String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect()
-}
 
 fn index(ix: &Path, args: &[&str]) {
     let out = debrief(ix)
@@ -30,12 +22,6 @@ fn index(ix: &Path, args: &[&str]) {
         .output()
         .unwrap();
     assert!(out.status.success(), "index failed: {}", stderr_of(&out));
-}
-
-fn search(ix: &Path, args: &[&str]) -> Vec<Value> {
-    let out = debrief(ix).arg("search").args(args).arg("--json").output().unwrap();
-    assert!(out.status.success(), "search failed: {}", stderr_of(&out));
-    json_lines(&out)
 }
 
 /// The committed model files are the ones `scripts/distill-model` recorded.

@@ -190,3 +190,20 @@ pub fn resumes_reproduce_the_full_parse(path: &Path, format: &'static dyn format
     }
     checkpoints.len()
 }
+
+/// A command's stderr, for assertion messages.
+pub fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A command's stdout read as JSON lines.
+pub fn json_lines(out: &std::process::Output) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect()
+}
+
+/// `debrief search ARGS --json` on the index at `ix`, which must succeed: its hits.
+pub fn search_json(ix: &Path, args: &[&str]) -> Vec<serde_json::Value> {
+    let out = debrief(ix).arg("search").args(args).arg("--json").output().unwrap();
+    assert!(out.status.success(), "search failed: {}", stderr_of(&out));
+    json_lines(&out)
+}
