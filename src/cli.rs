@@ -243,6 +243,11 @@ pub struct SearchArgs {
     /// Maximum number of hits (at least 1)
     #[arg(long, short = 'n', default_value_t = 20, value_parser = at_least_one)]
     pub limit: usize,
+    /// Only where the words are in this part of a message: `text` (what the user or the
+    /// assistant wrote, and reasoning), `command` (tool calls' commands and inputs) or
+    /// `output` (what tools printed)
+    #[arg(long = "in", value_enum, value_name = "PART")]
+    pub part: Option<crate::index::search::Part>,
     /// One JSON object per hit per line
     #[arg(long)]
     pub json: bool,

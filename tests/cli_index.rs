@@ -440,3 +440,53 @@ fn a_query_no_message_matches_whole_falls_back_to_any_word() {
     assert!(out.stdout.is_empty());
     assert_eq!(stderr_of(&out).trim(), "no matches");
 }
+
+/// `--in text|command|output` keeps the hits whose words are in that part of the message,
+/// and the snippet comes from that part. In the Codex sample `backoff` is in the user's
+/// request (msg 4), in the `rg` command and its output (msg 5) and in a pytest command
+/// (msg 7).
+#[test]
+fn search_in_one_part_of_a_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = tmp.path().join("ix");
+    index_samples(&ix);
+    let idx = |hits: &[Value]| {
+        let mut v: Vec<u64> = hits.iter().map(|h| h["idx"].as_u64().unwrap()).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(idx(&search(&ix, &["backoff"])), [4, 5, 7]);
+    assert_eq!(idx(&search(&ix, &["backoff", "--in", "text"])), [4]);
+    assert_eq!(idx(&search(&ix, &["backoff", "--in", "command"])), [5, 7]);
+    let out = search(&ix, &["backoff", "--in", "output"]);
+    assert_eq!(idx(&out), [5]);
+    assert!(out[0]["snippet"].as_str().unwrap().contains("from .backoff import"), "{}", out[0]);
+    let cmd = search(&ix, &["backoff", "--in", "command", "--session", "019cb2e4"]);
+    let rg = cmd.iter().find(|h| h["idx"] == 5).unwrap();
+    assert!(rg["snippet"].as_str().unwrap().starts_with("$ rg -n"), "{rg}");
+    // A phrase must be in one part, in order: the user typed `America/New_York`, and the
+    // command line has it too, but no output does.
+    assert_eq!(idx(&search(&ix, &["America/New_York", "--in", "output"])), Vec::<u64>::new());
+    assert_eq!(idx(&search(&ix, &["America/New_York", "--in", "command"])), [10]);
+    // --in is about words: with --semantic or a team store it is a usage error.
+    for extra in [&["--semantic"][..], &["--from", "postgres://localhost/x"][..]] {
+        let out = debrief(&ix).args(["search", "backoff", "--in", "output"]).args(extra).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", stderr_of(&out));
+        assert!(stderr_of(&out).contains("--in"), "{}", stderr_of(&out));
+    }
+    let out = debrief(&ix).args(["search", "backoff", "--in", "stdout"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// Without colour, matches are marked with « » — not brackets, which transcripts are
+/// full of (`[INFO]`, `[USER]`, arrays): `[msg 5]` and a match must not look alike.
+#[test]
+fn plain_highlights_are_not_brackets() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = tmp.path().join("ix");
+    index_samples(&ix);
+    let out = debrief(&ix).args(["search", "backoff", "--in", "command"]).env("NO_COLOR", "1").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("$ rg -n \"«backoff»|retry_after\" worker/"), "{text}");
+    assert!(!text.contains("[backoff]"), "{text}");
+}

@@ -198,6 +198,10 @@ fn every_tool_over_stdio() {
         {"tool": "search", "arguments": {"query": "retry backoff", "mode": "hybrid", "limit": 5}},
         {"tool": "search", "arguments": {"query": "retry", "mode": "fuzzy"}},
         {"tool": "search", "arguments": {"query": "retry qqzzxxnoword", "limit": 3}},
+        // One part of a message (issue 14): `backoff` is in msg 4's text, msg 5's command
+        // and output, msg 7's command in the Codex sample.
+        {"tool": "search", "arguments": {"query": "backoff", "in": "output", "session": "019cb2e4"}},
+        {"tool": "search", "arguments": {"query": "backoff", "in": "stdout"}},
     ]);
     let r = session(&py, ix, &[], steps);
 
@@ -224,7 +228,7 @@ fn every_tool_over_stdio() {
     assert_eq!(hit["session"], "019cb2e4-7a10-7c3e-9d21-5e8f0a4b6c17", "{hit}");
     assert_eq!((hit["msg"].as_u64(), hit["cite"].as_str()), (Some(5), Some("[msg 5]")));
     assert!(hit["at"].as_str().unwrap().ends_with("5e8f0a4b6c17.jsonl:11"), "{hit}");
-    assert!(hit["snippet"].as_str().unwrap().contains("[backoff]"), "{hit}");
+    assert!(hit["snippet"].as_str().unwrap().contains("«backoff»"), "{hit}");
     assert_eq!(p1["next_cursor"], Value::Null, "{p1}");
     // Pages: the second page of `retry` (step 24, from step 1's cursor) repeats nothing.
     let first_page = ok(&r, 1);
@@ -335,6 +339,11 @@ fn every_tool_over_stdio() {
     let fallback = ok(&r, 31);
     assert!(fallback["note"].as_str().unwrap().starts_with("no message has every word"), "{fallback}");
     assert!(fallback["hits"].as_array().unwrap().iter().all(|h| h["found_by"] == json!(["any-word"])), "{fallback}");
+    let in_output = ok(&r, 32)["hits"].as_array().unwrap().clone();
+    assert_eq!(in_output.iter().map(|h| h["msg"].as_u64().unwrap()).collect::<Vec<_>>(), [5], "{in_output:?}");
+    assert!(in_output[0]["snippet"].as_str().unwrap().contains("from .«backoff» import"), "{in_output:?}");
+    invalid(&r, 33, "in `stdout` is none of text, command, output");
+    assert!(search["in"].is_object(), "search has no `in`: {search}");
     assert_eq!(r["tools_after"], 6, "the server is still up after the errors");
 }
 

@@ -255,6 +255,13 @@ fn pages_answer_and_link_to_each_other() {
     let by_meaning = s.ok(&format!("/search?q=the+thing+does+not+work&mode=semantic&session={PLANTED}"));
     assert!(links(&by_meaning).iter().any(|l| l.contains("#msg-")), "semantic hits");
     assert!(by_meaning.contains("value=\"semantic\" selected"), "the mode is kept in the form");
+    // One part of a message: `backoff` is only in msg 5's output in the Codex sample.
+    let in_output = s.ok("/search?q=backoff&in=output&session=019cb2e4");
+    let to: Vec<String> = links(&in_output).into_iter().filter(|l| l.contains("#msg-")).collect();
+    assert!(!to.is_empty() && to.iter().all(|l| l.ends_with("#msg-5")), "{to:?}");
+    assert!(in_output.contains("value=\"output\" selected"), "the part is kept in the form");
+    assert_eq!(s.get("/search?q=backoff&in=stdout").status, 400);
+    assert_eq!(s.get("/search?q=backoff&in=output&mode=semantic").status, 400);
     let fallback = s.ok("/search?q=broken+qqzzxxnoword");
     assert!(fallback.contains("no message has every word of the query"), "the fallback says so");
     // A finding links to its write-up, the CLI's HTML report of the episode.

@@ -125,6 +125,7 @@ pub fn filters(a: &FilterArgs) -> Result<Filters> {
         until: a.until.as_deref().map(|s| parse_when(s, now)).transpose()?,
         errors: a.errors,
         findings: false,
+        part: None,
     })
 }
 

@@ -12,7 +12,8 @@ use crate::index::IndexDir;
 use crate::index::search::{self, Hit};
 
 pub fn run(cli: &Cli, args: &SearchArgs) -> Result<i32> {
-    let f = filters(&args.filters)?;
+    let mut f = filters(&args.filters)?;
+    f.part = args.part;
     check_query(&args.query, &f)?;
     let redaction = Redaction::from_args(&args.redact)?;
     let mode = match (args.semantic, args.hybrid) {
@@ -29,6 +30,9 @@ pub fn run(cli: &Cli, args: &SearchArgs) -> Result<i32> {
                 crate::usage!(
                     "--semantic and --hybrid search the local index: a team store has no embeddings (drop --from)"
                 );
+            }
+            if args.part.is_some() {
+                crate::usage!("--in searches the local index: a team store keeps one text per message (drop --from)");
             }
             let mut team = crate::team::read::Team::open(from)?;
             crate::team::read::search(&mut team, &args.query, &f, args.team.machine.as_deref(), args.limit, &redaction)?
@@ -148,7 +152,12 @@ fn print_hit(out: &mut impl Write, h: &Hit, machine: Option<&str>, style: Style)
     Ok(())
 }
 
-/// A snippet with its matches highlighted: in bold red on a terminal, else in brackets.
+/// Where a match starts and ends in a snippet shown without colour.
+pub const MARK_OPEN: char = '«';
+pub const MARK_CLOSE: char = '»';
+
+/// A snippet with its matches highlighted: in bold red on a terminal, else between
+/// [`MARK_OPEN`] and [`MARK_CLOSE`] (not brackets: logs and code are full of literal ones).
 pub fn render_snippet(s: &search::Snippet, style: Style) -> String {
     let mut out = String::new();
     let mut at = 0;
@@ -160,9 +169,9 @@ pub fn render_snippet(s: &search::Snippet, style: Style) -> String {
         if style.color {
             out.push_str(&style.bold(&style.red(&s.text[a..b])));
         } else {
-            out.push('[');
+            out.push(MARK_OPEN);
             out.push_str(&s.text[a..b]);
-            out.push(']');
+            out.push(MARK_CLOSE);
         }
         at = b;
     }

@@ -46,6 +46,72 @@ pub struct Filters {
     pub errors: bool,
     /// Only messages that are the key of a finding (of any detector).
     pub findings: bool,
+    /// Only messages whose match is in this part of the message (`search --in`).
+    pub part: Option<Part>,
+}
+
+/// A part of a message a search can be limited to (`search --in`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Part {
+    /// What the user or the assistant wrote, and the assistant's reasoning.
+    Text,
+    /// The commands and inputs of tool calls (with the tool's name).
+    Command,
+    /// What the tools printed.
+    Output,
+}
+
+impl Part {
+    /// The texts of `m` this part is made of.
+    fn texts<'m>(self, m: &'m Message) -> Vec<Cow<'m, str>> {
+        match self {
+            Part::Text => [&m.text, &m.thinking]
+                .into_iter()
+                .filter(|t| !t.is_empty())
+                .map(|t| Cow::Borrowed(t.as_str()))
+                .collect(),
+            Part::Command => m
+                .calls
+                .iter()
+                .map(|c| match &c.command {
+                    Some(cmd) => Cow::Owned(format!("{}\n{cmd}", c.name)),
+                    None => {
+                        let mut s = format!("{}\n", c.name);
+                        super::writer::push_input_strings(&mut s, &c.input, usize::MAX);
+                        Cow::Owned(s)
+                    }
+                })
+                .collect(),
+            Part::Output => {
+                m.calls.iter().filter_map(|c| c.result.as_ref()).map(|r| Cow::Borrowed(r.output.as_str())).collect()
+            }
+        }
+    }
+
+    /// Whether `clauses` (every one, or with `any` at least one) are in this part of `m`;
+    /// with no clause, whether the part has any text.
+    fn holds(self, m: &Message, clauses: &[Vec<String>], any: bool) -> bool {
+        let texts = self.texts(m);
+        if clauses.is_empty() {
+            return texts.iter().any(|t| !t.trim().is_empty());
+        }
+        let found = |c: &Vec<String>| texts.iter().any(|t| clause_in(t, c));
+        if any { clauses.iter().any(found) } else { clauses.iter().all(found) }
+    }
+}
+
+/// Whether the words of `clause` are in `text` one after another, as the index matches
+/// them (each word whole or by one of its parts).
+fn clause_in(text: &str, clause: &[String]) -> bool {
+    let mut words: Vec<&str> = Vec::new();
+    let mut from = 0;
+    while let Some((s, e)) = next_word(text, from) {
+        from = e;
+        words.push(&text[s..e]);
+    }
+    let one = |w: &str, q: &String| word_matches(w, std::slice::from_ref(q));
+    (0..words.len())
+        .any(|i| clause.len() <= words.len() - i && clause.iter().enumerate().all(|(j, q)| one(words[i + j], q)))
 }
 
 /// One search result.
@@ -470,9 +536,9 @@ pub fn search_page(
 ) -> Result<Vec<Hit>> {
     let searcher = ix.searcher()?;
     let f = ix.fields;
-    let (top, ranking, parsed) = keyword_top(&searcher, &f, &parse_query(query), filters, order, offset, limit)?;
+    let (top, ranking, parsed) = top_in_part(&searcher, &f, &parse_query(query), filters, order, offset, limit)?;
     let top: Vec<(f32, DocAddress, Vec<Ranking>)> = top.into_iter().map(|(s, a)| (s, a, vec![ranking])).collect();
-    let mut hits = make_hits(&searcher, &f, top, &parsed.words(), redact)?;
+    let mut hits = make_hits(&searcher, &f, top, &parsed.words(), filters.part, redact)?;
     if order == Order::Relevance {
         sort_hits(&mut hits);
     }
@@ -492,6 +558,11 @@ pub fn search_mode(
 ) -> Result<Vec<Hit>> {
     if mode == Mode::Keyword || query.trim().is_empty() {
         return search_page(ix, query, filters, Order::Relevance, offset, limit, redact);
+    }
+    if filters.part.is_some() {
+        crate::usage!(
+            "--in looks for the words in one part of a message; it does not combine with --semantic or --hybrid"
+        );
     }
     if !ix.embeddings {
         return Err(IndexNoEmbeddings { dir: ix.dir.clone() }.into());
@@ -524,7 +595,7 @@ pub fn search_mode(
         all.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| by_words(a).cmp(&by_words(b))).then_with(|| a.1.cmp(&b.1)));
         all.into_iter().skip(offset).take(limit).collect()
     };
-    make_hits(&searcher, &f, fused, &words, redact)
+    make_hits(&searcher, &f, fused, &words, None, redact)
 }
 
 /// The constant of reciprocal rank fusion (the usual 60): a hit's fused score is the sum
@@ -585,6 +656,47 @@ fn keyword_top(
         return Ok((run(&*q)?, Ranking::AnyWord, any));
     }
     Ok((top, Ranking::Keyword, every))
+}
+
+/// [`keyword_top`], of the messages whose match is in the filters' part when they name
+/// one (`--in`): the index holds one text
+/// per message, so candidates are read in ranked batches and each message is checked
+/// where the words are. Slower than a plain search by how many candidates fail.
+fn top_in_part(
+    searcher: &Searcher,
+    f: &Fields,
+    parsed: &ParsedQuery,
+    filters: &Filters,
+    order: Order,
+    offset: usize,
+    limit: usize,
+) -> Result<KeywordTop> {
+    let Some(part) = filters.part else { return keyword_top(searcher, f, parsed, filters, order, offset, limit) };
+    const BATCH: usize = 256;
+    let mut cache = SessionCache::new(searcher, *f);
+    let mut kept: Vec<(f32, DocAddress)> = Vec::new();
+    let mut scanned = 0;
+    let mut ranking = Ranking::Keyword;
+    let mut ran = ParsedQuery::default();
+    while kept.len() < offset + limit {
+        let (batch, r, q) = keyword_top(searcher, f, parsed, filters, order, scanned, BATCH)?;
+        (ranking, ran) = (r, q);
+        if batch.is_empty() {
+            break;
+        }
+        scanned += batch.len();
+        for (score, addr) in batch {
+            if let Some(m) = read_hit_message(searcher, f, &mut cache, addr)?
+                && part.holds(&m, &ran.must, ranking == Ranking::AnyWord)
+            {
+                kept.push((score, addr));
+            }
+        }
+        if scanned % BATCH != 0 {
+            break;
+        }
+    }
+    Ok((kept.into_iter().skip(offset).take(limit).collect(), ranking, ran))
 }
 
 /// The `depth` messages closest in meaning to `query` among those the filters (and the
@@ -691,6 +803,7 @@ fn make_hits(
     f: &Fields,
     top: Vec<(f32, DocAddress, Vec<Ranking>)>,
     words: &[String],
+    part: Option<Part>,
     redact: Option<&[String]>,
 ) -> Result<Vec<Hit>> {
     let mut cache = SessionCache::new(searcher, *f);
@@ -699,7 +812,7 @@ fn make_hits(
     let mut hits = Vec::with_capacity(top.len());
     for (score, addr, found_by) in top {
         let redact = redact.map(|extra| (&mut redactors, extra));
-        if let Some(mut hit) = make_hit(searcher, f, &mut cache, addr, score, words, redact)? {
+        if let Some(mut hit) = make_hit(searcher, f, &mut cache, addr, score, words, part, redact)? {
             hit.found_by = found_by;
             hits.push(hit);
         }
@@ -718,6 +831,30 @@ fn sort_hits(hits: &mut [Hit]) {
     });
 }
 
+/// The message a document stands for, read again from its source lines (`None` when the
+/// source is gone or changed).
+fn message_of(doc: &TantivyDocument, f: &Fields, meta: &crate::model::SessionMeta) -> Option<Message> {
+    let u = |field| doc.get_first(field).and_then(|v| v.as_u64());
+    let (offset, line, idx) = (u(f.offset)?, u(f.line)? as u32, u(f.idx).unwrap_or(0) as u32);
+    let end_line = u(f.end_line).map_or(line, |l| l as u32);
+    let fmt = formats::by_id(&meta.format)?;
+    formats::read_message(&meta.source, fmt, offset, line, end_line, idx).ok().flatten()
+}
+
+/// The message of the document at `addr`, read again from its source.
+fn read_hit_message(
+    searcher: &Searcher,
+    f: &Fields,
+    cache: &mut SessionCache,
+    addr: DocAddress,
+) -> Result<Option<Message>> {
+    let doc: TantivyDocument = searcher.doc(addr)?;
+    let Some(skey) = doc.get_first(f.skey).and_then(|v| v.as_u64()) else { return Ok(None) };
+    let Some(rec) = cache.get(skey)? else { return Ok(None) };
+    Ok(message_of(&doc, f, &rec.meta))
+}
+
+#[allow(clippy::too_many_arguments)]
 fn make_hit(
     searcher: &Searcher,
     f: &Fields,
@@ -725,6 +862,7 @@ fn make_hit(
     addr: DocAddress,
     score: f32,
     words: &[String],
+    part: Option<Part>,
     redact: Option<(&mut HashMap<u64, Redactor>, &[String])>,
 ) -> Result<Option<Hit>> {
     let doc: TantivyDocument = searcher.doc(addr)?;
@@ -732,8 +870,6 @@ fn make_hit(
     let Some(skey) = u(f.skey) else { return Ok(None) };
     let idx = u(f.idx).unwrap_or(0) as u32;
     let line = u(f.line).map(|l| l as u32);
-    let end_line = u(f.end_line).map(|l| l as u32);
-    let offset = u(f.offset);
     let role = doc.get_first(f.role).and_then(|v| v.as_str()).unwrap_or("").to_string();
     let preview = doc.get_first(f.preview).and_then(|v| v.as_str()).unwrap_or("").to_string();
     let detectors: Vec<String> = doc.get_all(f.detector).filter_map(|v| v.as_str().map(str::to_string)).collect();
@@ -743,11 +879,7 @@ fn make_hit(
         .and_then(|d| DateTime::<Utc>::from_timestamp(d.into_timestamp_secs(), 0));
     let Some(rec) = cache.get(skey)? else { return Ok(None) };
     let meta = &rec.meta;
-    let message = match (offset, line) {
-        (Some(o), Some(l)) => formats::by_id(&meta.format)
-            .and_then(|fmt| formats::read_message(&meta.source, fmt, o, l, end_line.unwrap_or(l), idx).ok().flatten()),
-        _ => None,
-    };
+    let message = message_of(&doc, f, meta);
     // Redact before cutting the snippet, so that highlights point into the text shown
     // and a match inside a secret cannot leave part of it in view.
     let redactor = match redact {
@@ -759,7 +891,7 @@ fn make_hit(
     };
     let redactor = redactor.map(|r| &*r);
     let snippet = match (message, redactor) {
-        (Some(m), r) => make_snippet(&m, words, 220, r),
+        (Some(m), r) => make_snippet_in(&m, words, 220, part, r),
         (None, Some(r)) => highlight(&r.redact(&without_cut_word(&preview)), words, 220, line),
         (None, None) => highlight(&preview, words, 220, line),
     };
@@ -935,22 +1067,46 @@ fn highlight_cut(text: &str, words: &[String], width: usize, line: Option<u32>, 
 /// `redactor` when there is one (before it is cut, so that highlights point into the
 /// text shown and a match inside a secret cannot leave part of it in view).
 pub fn make_snippet(m: &Message, words: &[String], width: usize, redactor: Option<&Redactor>) -> Snippet {
+    make_snippet_in(m, words, width, None, redactor)
+}
+
+/// [`make_snippet`] from `part` of the message only, when given.
+fn make_snippet_in(
+    m: &Message,
+    words: &[String],
+    width: usize,
+    part: Option<Part>,
+    redactor: Option<&Redactor>,
+) -> Snippet {
+    let wanted = |p: Part| part.is_none_or(|w| w == p);
     // Parts in reading order with the source line each comes from.
     let mut parts: Vec<(Cow<str>, Option<u32>)> = Vec::new();
-    if !m.text.is_empty() {
+    if !m.text.is_empty() && wanted(Part::Text) {
         parts.push((Cow::Borrowed(&m.text), m.line));
     }
     for c in &m.calls {
-        if let Some(cmd) = &c.command {
-            parts.push((Cow::Owned(format!("$ {cmd}")), m.line));
+        if wanted(Part::Command) {
+            match &c.command {
+                Some(cmd) => parts.push((Cow::Owned(format!("$ {cmd}")), m.line)),
+                // A call without a command line (an edit, a search tool): its input, so
+                // that a match there shows where it is.
+                None => {
+                    let mut s = String::new();
+                    super::writer::push_input_strings(&mut s, &c.input, 4096);
+                    if !s.trim().is_empty() {
+                        parts.push((Cow::Owned(format!("{}: {}", c.name, s.trim())), m.line));
+                    }
+                }
+            }
         }
         if let Some(r) = &c.result
             && !r.output.is_empty()
+            && wanted(Part::Output)
         {
             parts.push((Cow::Borrowed(&r.output), r.line.or(m.line)));
         }
     }
-    if !m.thinking.is_empty() {
+    if !m.thinking.is_empty() && wanted(Part::Text) {
         parts.push((Cow::Borrowed(&m.thinking), m.line));
     }
     if parts.is_empty() {

@@ -829,7 +829,7 @@ pub const INPUT_BYTES: usize = 8192;
 /// Append the string values of a call's input (file paths, patterns, the text of an
 /// edit), each on its own line, up to `budget` bytes. Its JSON form would glue words to
 /// escapes (`\nreturn`) and index the key names of every call.
-fn push_input_strings(out: &mut String, v: &serde_json::Value, budget: usize) -> usize {
+pub(crate) fn push_input_strings(out: &mut String, v: &serde_json::Value, budget: usize) -> usize {
     match v {
         serde_json::Value::String(s) => {
             let piece = head_tail(s, budget, 0).0;

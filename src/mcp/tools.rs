@@ -83,6 +83,11 @@ pub struct SearchParams {
     /// meaning, for a question or a description in other words than the transcript's) or
     /// "hybrid" (both, fused). Each hit's `found_by` names the rankings that found it.
     pub mode: Option<String>,
+    /// Only where the words are in this part of a message: "text" (what the user or the
+    /// assistant wrote, and reasoning), "command" (tool calls' commands and inputs) or
+    /// "output" (what tools printed). Keyword mode only.
+    #[serde(rename = "in")]
+    pub part: Option<String>,
     #[serde(flatten)]
     pub filters: FilterParams,
     /// Hits per page (1 to 50, default 10).
@@ -260,7 +265,7 @@ pub fn definitions() -> Vec<Tool> {
             "Search past sessions",
             "Search the messages of past agent sessions (text, commands, tool outputs) by words and filters, \
              best match first; mode \"semantic\" or \"hybrid\" ranks by meaning too. Each hit cites the session id, [msg N], the source file and line, a snippet with \
-             the matched words in [brackets], and the findings keyed on that message. Filters are the CLI's: \
+             the matched words between « and », and the findings keyed on that message. Filters are the CLI's: \
              agent, project, session, role, tool, program, file, detector, since, until, errors. A search may \
              be filters only, e.g. {\"errors\": true, \"since\": \"1d\"}. Follow up with read_messages \
              (session, from) or writeup (session, episode).",
@@ -447,7 +452,14 @@ fn cut_strings(v: &mut Value, max: usize) -> usize {
 }
 
 fn search(cx: &Context, p: SearchParams) -> Result<Output> {
-    let f = p.filters.filters()?;
+    let mut f = p.filters.filters()?;
+    f.part = match p.part.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(name) => Some(
+            <search::Part as clap::ValueEnum>::from_str(name, true)
+                .map_err(|_| crate::UsageError(format!("in `{name}` is none of text, command, output")))?,
+        ),
+    };
     let query = p.query.unwrap_or_default();
     commands::search::check_query(&query, &f)?;
     let limit = page_size(p.limit, 10, 50, "limit")?;

@@ -603,9 +603,26 @@ pub fn search(app: &App, q: &Query) -> Result<Reply> {
             .map(|(v, l)| (v.to_string(), l.to_string()))
             .collect(),
     ));
+    fields.push(Field::Select(
+        "in",
+        "in",
+        [("", "any part"), ("text", "text"), ("command", "commands"), ("output", "outputs")]
+            .iter()
+            .map(|(v, l)| (v.to_string(), l.to_string()))
+            .collect(),
+    ));
     fields.extend(filter_fields(FILTERS));
     form(&mut body, "/search", q, &fields, "Search");
-    let f = commands::filters(&filter_args(q));
+    let f = commands::filters(&filter_args(q)).and_then(|mut f| {
+        f.part = match param(q, "in") {
+            None | Some("") => None,
+            Some(name) => Some(
+                <search::Part as clap::ValueEnum>::from_str(name, true)
+                    .map_err(|_| crate::UsageError(format!("in `{name}` is none of text, command, output")))?,
+            ),
+        };
+        Ok(f)
+    });
     let asked = !query.is_empty() || FILTERS.iter().any(|n| param(q, n).is_some());
     let f = match f.and_then(|f| commands::search::check_query(&query, &f).map(|_| f)) {
         Ok(f) => f,
@@ -632,7 +649,10 @@ pub fn search(app: &App, q: &Query) -> Result<Reply> {
     };
     let mut hits = match search::search_mode(&ix, &query, &f, mode, offset, HITS_PAGE + 1, app.cx.redaction.extra()) {
         Ok(h) => h,
-        Err(e) if e.downcast_ref::<search::IndexNoEmbeddings>().is_some() => {
+        Err(e)
+            if e.downcast_ref::<search::IndexNoEmbeddings>().is_some()
+                || e.downcast_ref::<crate::UsageError>().is_some() =>
+        {
             let _ = write!(body, "<p class=\"error\">{}</p>", esc(&format!("{e:#}")));
             return Ok(Reply::Page(StatusCode::BAD_REQUEST, page(app, "Search", &body)));
         }
@@ -650,7 +670,7 @@ pub fn search(app: &App, q: &Query) -> Result<Reply> {
         hit(&mut body, h);
     }
     let mut keep = kept(q, FILTERS);
-    keep.extend(kept(q, &["q", "mode"]));
+    keep.extend(kept(q, &["q", "mode", "in"]));
     pager(&mut body, "/search", &keep, page_no, more);
     let title = if query.is_empty() { "Search".to_string() } else { format!("{query} – search") };
     Ok(Reply::Page(StatusCode::OK, page(app, &title, &body)))
