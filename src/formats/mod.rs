@@ -14,7 +14,9 @@ pub mod cline;
 pub mod codex;
 pub mod copilot_chat;
 pub mod copilot_cli;
+pub mod cursor;
 pub mod gemini;
+pub mod goose;
 pub mod iflow;
 pub mod kin;
 pub mod markdown;
@@ -57,7 +59,7 @@ pub trait Format: Send + Sync {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 21] = [
+    static ALL: [&dyn Format; 24] = [
         &claude::ClaudeCode,
         &codex::Codex,
         &claude::ClaudeCodeWeb,
@@ -79,6 +81,9 @@ pub fn all() -> &'static [&'static dyn Format] {
         &iflow::Iflow,
         &copilot_cli::CopilotCli,
         &copilot_chat::CopilotChat,
+        &cursor::Cursor,
+        &goose::Goose,
+        &goose::GooseDb,
     ];
     &ALL
 }
