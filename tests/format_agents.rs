@@ -354,6 +354,11 @@ fn cursor_agent_transcripts() {
     assert_eq!(s.message(11).unwrap().text, "You've hit your usage limit. Upgrade your plan for more agent usage.");
     let (n, _, _, _) = call_counts(&s);
     assert_eq!(n, 6);
+    // Search reads a message back from its line: of the two line 1 gives, the one asked for.
+    let f = formats::by_id("cursor").unwrap();
+    let back = |role| formats::read_message(&corpus(CURSOR), f, 0, 1, 1, 2, role).unwrap().unwrap();
+    assert_eq!(back(Some(Role::User)).text, s.message(2).unwrap().text);
+    assert_eq!(back(Some(Role::System)).text, s.message(1).unwrap().text);
 
     // The subagent is its own session, linked to the Task call that ran it.
     let sub = formats::parse_file(&corpus(CURSOR_SUB), None).unwrap();

@@ -744,8 +744,11 @@ fn make_hit(
     let Some(rec) = cache.get(skey)? else { return Ok(None) };
     let meta = &rec.meta;
     let message = match (offset, line) {
-        (Some(o), Some(l)) => formats::by_id(&meta.format)
-            .and_then(|fmt| formats::read_message(&meta.source, fmt, o, l, end_line.unwrap_or(l), idx).ok().flatten()),
+        (Some(o), Some(l)) => formats::by_id(&meta.format).and_then(|fmt| {
+            formats::read_message(&meta.source, fmt, o, l, end_line.unwrap_or(l), idx, Role::parse(&role))
+                .ok()
+                .flatten()
+        }),
         _ => None,
     };
     // Redact before cutting the snippet, so that highlights point into the text shown
