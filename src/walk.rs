@@ -106,6 +106,20 @@ pub fn default_sources() -> Vec<Source> {
         out.push(Source { agent: "iflow", path: h.join(".iflow").join("projects"), from_env: None });
         out.push(Source { agent: "trae-cli", path: h.join(".trae").join("cli").join("sessions"), from_env: None });
         out.push(Source { agent: "copilot-cli", path: h.join(".copilot").join("session-state"), from_env: None });
+        // Cursor's agent transcripts, one folder per workspace (`<slug>/agent-transcripts/`).
+        out.push(Source { agent: "cursor", path: h.join(".cursor").join("projects"), from_env: None });
+    }
+    // Goose keeps `sessions/sessions.db` (earlier `sessions/*.jsonl`) in its XDG data folder.
+    if let Some(data) = match (&xdg, &home) {
+        (Some(d), _) => Some(d.join("goose")),
+        (None, Some(h)) => Some(h.join(".local").join("share").join("goose")),
+        _ => None,
+    } {
+        out.push(Source {
+            agent: "goose",
+            path: data.join("sessions"),
+            from_env: xdg.as_ref().map(|_| "XDG_DATA_HOME"),
+        });
     }
     // Kilo (an OpenCode core) keeps OpenCode's layout under its own name in the XDG data folder.
     if let Some(data) = match (&xdg, &home) {
@@ -199,6 +213,8 @@ fn worth_sniffing(path: &Path) -> bool {
     let lower = name.to_ascii_lowercase();
     lower == "opencode.db"
         || lower == "kilo.db"
+        || lower == "sessions.db"
+            && path.parent().and_then(Path::parent).and_then(Path::file_name).is_some_and(|n| n == "goose")
         || [".jsonl", ".json", ".md", ".traj"].iter().any(|ext| lower.ends_with(ext))
 }
 

@@ -1,5 +1,5 @@
 //! `debrief index` with no paths finds the default folders of Gemini CLI, OpenCode,
-//! Cline and Roo Code, honouring their own environment overrides.
+//! Cline, Roo Code, Cursor and Goose, honouring their own environment overrides.
 
 mod common;
 
@@ -35,6 +35,13 @@ fn index_without_paths_reads_every_agents_default_folder() {
     let db = rusqlite::Connection::open(data.join("opencode/opencode.db")).unwrap();
     db.execute_batch(&fs::read_to_string(corpus("opencode-db/opencode.sql")).unwrap()).unwrap();
     drop(db);
+    // Goose's database under $XDG_DATA_HOME/goose/sessions.
+    fs::create_dir_all(data.join("goose/sessions")).unwrap();
+    let db = rusqlite::Connection::open(data.join("goose/sessions/sessions.db")).unwrap();
+    db.execute_batch(&fs::read_to_string(corpus("goose-db/goose/sessions/sessions.sql")).unwrap()).unwrap();
+    drop(db);
+    // Cursor's agent transcripts under ~/.cursor/projects.
+    copy_tree(&corpus("cursor"), &home.join(".cursor/projects"));
     // Cline in VS Code, Roo Code in Cursor.
     copy_tree(&corpus("cline/saoudrizwan.claude-dev"), &config.join("Code/User/globalStorage/saoudrizwan.claude-dev"));
     copy_tree(
@@ -64,9 +71,13 @@ fn index_without_paths_reads_every_agents_default_folder() {
         formats,
         vec![
             "cline",
+            "cursor",
+            "cursor",
             "gemini-cli",
             "gemini-cli",
             "gemini-cli",
+            "goose-db",
+            "goose-db",
             "opencode",
             "opencode",
             "opencode-db",

@@ -39,6 +39,10 @@ fn every_format_in_one_folder_indexes_in_one_run() {
     let db = rusqlite::Connection::open(mixed.join("samples/opencode-db/opencode.db")).unwrap();
     db.execute_batch(&fs::read_to_string(corpus("opencode-db/opencode.sql")).unwrap()).unwrap();
     drop(db);
+    // So is Goose's.
+    let db = rusqlite::Connection::open(mixed.join("samples/goose-db/goose/sessions/sessions.db")).unwrap();
+    db.execute_batch(&fs::read_to_string(corpus("goose-db/goose/sessions/sessions.sql")).unwrap()).unwrap();
+    drop(db);
     let ix = tmp.path().join("ix");
 
     let out = debrief(&ix).arg("index").arg(&mixed).output().unwrap();

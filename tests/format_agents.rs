@@ -310,3 +310,136 @@ fn copilot_chat_operation_log_is_replayed() {
     assert_eq!(from_log.messages, from_doc.messages);
     assert_eq!(from_log.meta.title.as_deref(), Some("Fix WidgetTest week range"));
 }
+
+const CURSOR: &str = "cursor/home-dev-shop/agent-transcripts/3f1c9a2e-6b7d-4e58-9a0c-1d2e3f4a5b6c/3f1c9a2e-6b7d-4e58-9a0c-1d2e3f4a5b6c.jsonl";
+const CURSOR_SUB: &str = "cursor/home-dev-shop/agent-transcripts/3f1c9a2e-6b7d-4e58-9a0c-1d2e3f4a5b6c/subagents/8e2d4c6a-1f3b-4a5c-9d7e-0b1c2d3e4f5a.jsonl";
+
+/// Written line for line after the sanitized real transcript Confab keeps
+/// (`backend/internal/analytics/testdata/cursor/` of `ConfabulousDev/confab-web`, read by
+/// `tests/real_agents.rs`): `{role, message: {content}}` rows with `<user_query>`
+/// prompts, `tool_use` blocks without ids or results, `turn_ended` markers, and a
+/// subagent's transcript in `subagents/`.
+#[test]
+fn cursor_agent_transcripts() {
+    let s = sample(CURSOR, "cursor", "cursor");
+    assert_eq!(s.meta.agent, "Cursor");
+    assert_eq!(s.meta.id, "3f1c9a2e-6b7d-4e58-9a0c-1d2e3f4a5b6c");
+    use Origin::*;
+    use Role::*;
+    assert_eq!(
+        roles(&s),
+        vec![
+            (System, Injected),
+            (User, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (User, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (User, Interrupt),
+            (User, Typed),
+            (Assistant, Typed),
+            (System, Injected),
+        ]
+    );
+    // The rules around the prompt are the harness's; the prompt is the person's.
+    assert!(s.message(1).unwrap().text.starts_with("<rules>"));
+    assert_eq!(s.message(2).unwrap().text, "The cart total is off by a cent on some orders. Find out why and fix it.");
+    // Cursor's placeholder is not the agent's words.
+    assert_eq!(s.message(4).unwrap().text, "Rounding happens per line. Let me check every caller before changing it.");
+    let shell = s.message(7).unwrap();
+    assert_eq!(shell.text, "");
+    assert_eq!(shell.calls[0].command.as_deref(), Some("python -m pytest tests/test_cart.py -q"));
+    assert!(shell.calls[0].result.is_none(), "Cursor records no results");
+    assert_eq!(s.message(11).unwrap().text, "You've hit your usage limit. Upgrade your plan for more agent usage.");
+    let (n, _, _, _) = call_counts(&s);
+    assert_eq!(n, 6);
+    // Search reads a message back from its line: of the two line 1 gives, the one asked for.
+    let f = formats::by_id("cursor").unwrap();
+    let back = |role| formats::read_message(&corpus(CURSOR), f, 0, 1, 1, 2, role).unwrap().unwrap();
+    assert_eq!(back(Some(Role::User)).text, s.message(2).unwrap().text);
+    assert_eq!(back(Some(Role::System)).text, s.message(1).unwrap().text);
+
+    // The subagent is its own session, linked to the Task call that ran it.
+    let sub = formats::parse_file(&corpus(CURSOR_SUB), None).unwrap();
+    assert_eq!(sub.format.id(), "cursor");
+    let sub = &sub.sessions[0];
+    assert_eq!(sub.meta.parent_session.as_deref(), Some("3f1c9a2e-6b7d-4e58-9a0c-1d2e3f4a5b6c"));
+    let task = s.messages.iter().flat_map(|m| &m.calls).find(|c| c.name == "Task").unwrap();
+    assert_eq!(sub.meta.parent_call.as_deref(), Some(task.id.as_str()));
+    assert!(sub.messages.iter().all(|m| m.sidechain));
+    assert_eq!(sub.messages.iter().filter(|m| m.is_typed_user()).count(), 1);
+}
+
+const GOOSE: &str = "goose/sessions/20250513_142208.jsonl";
+
+/// Written after goose's `Message` and `MessageContent` (`crates/goose/src/conversation/
+/// message.rs` of `aaif-goose/goose`) as its JSONL session files held them: a metadata
+/// line, then messages with `toolRequest`/`toolResponse` items (the response's `value` a
+/// bare content list, as those versions wrote it), `thinking`, a summary the person never
+/// saw and a notice the model never saw.
+#[test]
+fn goose_jsonl_sessions() {
+    let s = sample(GOOSE, "goose", "goose");
+    assert_eq!(s.meta.agent, "Goose");
+    assert_eq!(s.meta.id, "20250513_142208");
+    assert_eq!(s.meta.cwd.as_deref(), Some("/home/dev/worker"));
+    assert_eq!(s.meta.title.as_deref(), Some("Memory leak in the worker"));
+    use Origin::*;
+    use Role::*;
+    assert_eq!(
+        roles(&s),
+        vec![
+            (User, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (Assistant, Typed),
+            (System, Injected),
+            (System, Injected)
+        ]
+    );
+    let first = s.message(2).unwrap();
+    assert_eq!(first.thinking, "Check the process first, then the queue consumer.");
+    let ps = &first.calls[0];
+    assert_eq!(ps.command.as_deref(), Some("ps aux | grep worker"));
+    assert!(ps.result.as_ref().unwrap().output.contains("node worker.js"));
+    let view = s.message(3).unwrap().calls[0].result.as_ref().unwrap();
+    assert!(view.is_error && view.output.starts_with("File not found"));
+    let (n, _, errors, open) = call_counts(&s);
+    assert_eq!((n, errors, open), (2, 1, 0));
+}
+
+/// Goose's session database, made here from `corpus/goose-db/goose/sessions/sessions.sql`
+/// with the tables goose creates (`crates/goose/src/session/session_manager.rs`: `sessions`
+/// and `messages` with `content_json`/`metadata_json`), two sessions, the second a subagent
+/// of the first.
+#[test]
+fn goose_session_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("goose").join("sessions").join("sessions.db");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let db = rusqlite::Connection::open(&path).unwrap();
+    db.execute_batch(&std::fs::read_to_string(corpus("goose-db/goose/sessions/sessions.sql")).unwrap()).unwrap();
+    drop(db);
+    let parsed = formats::parse_file(&path, None).unwrap();
+    assert_eq!(parsed.format.id(), "goose-db");
+    assert!(parsed.bad.is_empty() && parsed.unknown.is_empty(), "{:?} {:?}", parsed.bad, parsed.unknown);
+    assert_eq!(parsed.sessions.len(), 2);
+    let main = &parsed.sessions[0];
+    assert_eq!(main.meta.id, "20260715_1");
+    assert_eq!(main.meta.model.as_deref(), Some("claude-sonnet-4-5"));
+    assert_eq!(main.meta.cwd.as_deref(), Some("/home/dev/app"));
+    assert_eq!(main.messages.len(), 2);
+    let run = &main.messages[1].calls[0];
+    assert_eq!(run.command.as_deref(), Some("cargo test test_x"));
+    assert!(run.result.as_ref().unwrap().output.contains("1 failed"));
+    let sub = &parsed.sessions[1];
+    assert_eq!(sub.meta.parent_session.as_deref(), Some("20260715_1"));
+    assert_eq!(sub.messages.iter().filter(|m| m.is_typed_user()).count(), 1);
+    // A database of another program with a `messages` table is not goose's.
+    let other = dir.path().join("chat.db");
+    let db = rusqlite::Connection::open(&other).unwrap();
+    db.execute_batch("CREATE TABLE messages (id INTEGER PRIMARY KEY, body TEXT, created_at TEXT);").unwrap();
+    drop(db);
+    assert!(formats::detect(&other, &formats::read_head(&other).unwrap()).is_none());
+}

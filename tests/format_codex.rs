@@ -172,7 +172,8 @@ fn a_running_command_ends_in_its_own_result() {
     // The message spans the polls that completed its result, so reading it back from
     // its lines (search snippets) gives the same result.
     assert_eq!((m3.line, m3.end_line), (Some(9), Some(16)));
-    let reread = formats::read_message(&corpus(UNIFIED_EXEC), parsed.format, m3.offset.unwrap(), 9, 16, 3).unwrap();
+    let reread =
+        formats::read_message(&corpus(UNIFIED_EXEC), parsed.format, m3.offset.unwrap(), 9, 16, 3, None).unwrap();
     assert_eq!(reread.as_ref().map(|m| &m.calls), Some(&m3.calls));
     // The first poll found it still running, the second saw it end; the command is no
     // longer running once a poll said how it ended.

@@ -78,9 +78,10 @@ fn jsonl_session_last_version_wins_and_rewinds_drop_messages() {
     assert!(edit.is_error && edit.output.starts_with("Failed to edit"));
     assert_eq!(parsed.bad.iter().map(|b| b.line).collect::<Vec<_>>(), vec![Some(11)]);
     // Reading one message back (search snippets) gives the same message.
-    let m = formats::read_message(&s.meta.source, parsed.format, s.message(4).unwrap().offset.unwrap(), 12, 12, 4)
-        .unwrap()
-        .unwrap();
+    let m =
+        formats::read_message(&s.meta.source, parsed.format, s.message(4).unwrap().offset.unwrap(), 12, 12, 4, None)
+            .unwrap()
+            .unwrap();
     assert_eq!(m.text, s.message(4).unwrap().text);
 }
 

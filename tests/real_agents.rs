@@ -93,3 +93,42 @@ fn iflow_sessions_match_their_records() {
         assert_eq!(ids.len(), n, "{rel}: a call read twice");
     }
 }
+
+/// Cursor: every user row is one typed turn, every `tool_use` block one call (with no
+/// result: Cursor records none), every assistant row with words or calls one reply, and
+/// a subagent's session names its parent.
+#[test]
+fn cursor_transcripts_match_their_records() {
+    for (rel, format) in rows().into_iter().filter(|(_, f)| f == "cursor") {
+        let Some(path) = real(&rel) else { continue };
+        let parsed = formats::parse_file(&path, None).unwrap_or_else(|e| panic!("{rel}: {e:#}"));
+        assert_eq!(parsed.format.id(), format, "{rel}");
+        assert!(parsed.bad.is_empty() && parsed.unknown.is_empty(), "{rel}: {:?} {:?}", parsed.bad, parsed.unknown);
+        let s = &parsed.sessions[0];
+        let (mut users, mut replies, mut calls, mut ends) = (0, 0, 0, 0);
+        for line in std::fs::read_to_string(&path).unwrap().lines().filter(|l| !l.trim().is_empty()) {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let blocks = v["message"]["content"].as_array().cloned().unwrap_or_default();
+            let tools = blocks.iter().filter(|b| b["type"] == "tool_use").count();
+            match v["role"].as_str() {
+                Some("user") => users += 1,
+                Some("assistant") => {
+                    calls += tools;
+                    let words = blocks.iter().any(|b| b["text"].as_str().is_some_and(|t| t.trim() != "[REDACTED]"));
+                    replies += usize::from(tools > 0 || words);
+                }
+                _ => ends += usize::from(v["type"] == "turn_ended" && v["status"] != "success"),
+            }
+        }
+        assert_eq!(s.messages.iter().filter(|m| m.is_typed_user()).count(), users, "{rel}: typed user turns");
+        assert_eq!(s.messages.iter().filter(|m| m.role == debrief::model::Role::Assistant).count(), replies, "{rel}");
+        let (n, _, _, open) = call_counts(s);
+        assert_eq!((n, open), (calls, calls), "{rel}: calls, none with a result");
+        let marks = s.messages.iter().filter(|m| m.role != debrief::model::Role::Assistant && !m.is_typed_user());
+        assert!(marks.count() >= ends, "{rel}: turn ends");
+        if rel.contains("/subagents/") {
+            assert!(s.meta.parent_session.is_some(), "{rel}: a subagent names its parent");
+            assert!(s.meta.parent_call.is_some(), "{rel}: and the Task call that ran it");
+        }
+    }
+}

@@ -14,7 +14,9 @@ pub mod cline;
 pub mod codex;
 pub mod copilot_chat;
 pub mod copilot_cli;
+pub mod cursor;
 pub mod gemini;
+pub mod goose;
 pub mod iflow;
 pub mod kin;
 pub mod markdown;
@@ -57,7 +59,7 @@ pub trait Format: Send + Sync {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 21] = [
+    static ALL: [&dyn Format; 24] = [
         &claude::ClaudeCode,
         &codex::Codex,
         &claude::ClaudeCodeWeb,
@@ -79,6 +81,9 @@ pub fn all() -> &'static [&'static dyn Format] {
         &iflow::Iflow,
         &copilot_cli::CopilotCli,
         &copilot_chat::CopilotChat,
+        &cursor::Cursor,
+        &goose::Goose,
+        &goose::GooseDb,
     ];
     &ALL
 }
@@ -863,7 +868,9 @@ pub fn parse_file(path: &Path, format: Option<&'static dyn Format>) -> Result<Pa
 }
 
 /// Read one message back from its source lines (`line..=end_line`, starting at byte
-/// `offset`), numbered `idx`: how search cuts snippets without storing text.
+/// `offset`), numbered `idx`: how search cuts snippets without storing text. When one
+/// record gives two messages (the harness's text split from the prompt it wraps), `role`
+/// tells which is meant.
 pub fn read_message(
     path: &Path,
     format: &'static dyn Format,
@@ -871,6 +878,7 @@ pub fn read_message(
     line: u32,
     end_line: u32,
     idx: u32,
+    role: Option<Role>,
 ) -> Result<Option<Message>> {
     let resume = Resume {
         checkpoint: Checkpoint { offset, line, session: 0, next_idx: idx, state: serde_json::Value::Null },
@@ -880,7 +888,12 @@ pub fn read_message(
     input.stop_after_line(end_line);
     let mut sink = Collect::default();
     format.parse(&mut input, &mut sink)?;
-    Ok(sink.messages.into_iter().flatten().find(|m| m.line == Some(line)))
+    let mut at_line = sink.messages.into_iter().flatten().filter(|m| m.line == Some(line));
+    let first = at_line.next();
+    match role {
+        Some(r) if first.as_ref().is_some_and(|m| m.role != r) => Ok(at_line.find(|m| m.role == r).or(first)),
+        _ => Ok(first),
+    }
 }
 
 /// The next record of a JSONL transcript: blank lines skipped; a repaired line's note and

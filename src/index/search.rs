@@ -837,8 +837,10 @@ fn message_of(doc: &TantivyDocument, f: &Fields, meta: &crate::model::SessionMet
     let u = |field| doc.get_first(field).and_then(|v| v.as_u64());
     let (offset, line, idx) = (u(f.offset)?, u(f.line)? as u32, u(f.idx).unwrap_or(0) as u32);
     let end_line = u(f.end_line).map_or(line, |l| l as u32);
+    // The role tells apart two messages of one record (a prompt and the harness's text).
+    let role = doc.get_first(f.role).and_then(|v| v.as_str()).and_then(Role::parse);
     let fmt = formats::by_id(&meta.format)?;
-    formats::read_message(&meta.source, fmt, offset, line, end_line, idx).ok().flatten()
+    formats::read_message(&meta.source, fmt, offset, line, end_line, idx, role).ok().flatten()
 }
 
 /// The message of the document at `addr`, read again from its source.

@@ -93,16 +93,16 @@ pub fn load_seeds(repo: &Path, into: &Path, max_seed: usize) -> Seeds {
                 continue;
             }
             let format = if rel.extension().is_some_and(|x| x == "sql") {
-                // OpenCode's database sample is SQL: its seed is a database built from it.
-                // Its mutations change the SQL (see `write_input`).
-                let db = dest.with_file_name("opencode.db");
+                // The database samples (OpenCode's, Goose's) are SQL: the seed is a database
+                // built from it, of the format that claims it. Its mutations change the SQL
+                // (see `write_input`).
+                let db = dest.with_extension("db");
                 if build_sqlite(&db, &bytes).is_err() {
                     continue;
                 }
-                by_format
-                    .entry("opencode-db")
-                    .or_default()
-                    .push(Seed { rel: rel.with_file_name("opencode.db"), bytes });
+                let head = std::fs::read(&db).expect("read the built database");
+                let Some(f) = formats::detect(&db, &head[..head.len().min(formats::SNIFF_BYTES)]) else { continue };
+                by_format.entry(f.id()).or_default().push(Seed { rel: rel.with_extension("db"), bytes });
                 continue;
             } else {
                 let head = &bytes[..bytes.len().min(formats::SNIFF_BYTES)];
@@ -477,7 +477,7 @@ pub fn exercise(path: &Path, format: &'static dyn Format) -> usize {
         if let Some(m) = s.messages.get(s.messages.len() / 2)
             && let (Some(o), Some(l)) = (m.offset, m.line)
         {
-            let _ = formats::read_message(path, format, o, l, m.end_line.unwrap_or(l), m.idx);
+            let _ = formats::read_message(path, format, o, l, m.end_line.unwrap_or(l), m.idx, Some(m.role));
         }
     }
     // Resume from a checkpoint in the middle, as an append does.
@@ -564,11 +564,14 @@ pub fn run_format(
     tally
 }
 
-/// Put an input in place: the bytes of the file, or for OpenCode's database the
+/// The formats whose samples are kept as SQL and read as SQLite databases.
+pub const DATABASES: &[&str] = &["opencode-db", "goose-db"];
+
+/// Put an input in place: the bytes of the file, or for a database format the
 /// database the (mutated) SQL builds — as far as it builds: rows of a script that
 /// fails half-way stay, which makes odd databases too.
 pub fn write_input(format_id: &str, path: &Path, data: &[u8]) {
-    if format_id == "opencode-db" {
+    if DATABASES.contains(&format_id) {
         let _ = build_sqlite(path, data);
     } else {
         std::fs::write(path, data).expect("write input");
