@@ -91,6 +91,24 @@ fn check_version(dir: &Path) -> Result<Option<VersionFile>> {
     Ok(Some(v))
 }
 
+/// A tantivy error in one plain line: its I/O errors carry debug output
+/// (`IoError { io_error: Os { code: 13, … } }`) where a user needs the file and the reason.
+fn plain(e: tantivy::TantivyError, tantivy_dir: &Path) -> anyhow::Error {
+    use tantivy::directory::error::OpenReadError;
+    match e {
+        tantivy::TantivyError::OpenReadError(OpenReadError::IoError { io_error, filepath }) => {
+            anyhow::anyhow!("{}: {io_error}", tantivy_dir.join(filepath).display())
+        }
+        tantivy::TantivyError::OpenReadError(OpenReadError::FileDoesNotExist(p)) => {
+            anyhow::anyhow!(
+                "{}: no such file (the index is incomplete: run `debrief index --rebuild`)",
+                tantivy_dir.join(p).display()
+            )
+        }
+        e => e.into(),
+    }
+}
+
 impl IndexDir {
     /// Open for reading (search, sessions). Never takes the lock, and needs no write
     /// access to the folder (see [`ReaderDir`]).
@@ -104,7 +122,9 @@ impl IndexDir {
         };
         let index = tantivy::directory::MmapDirectory::open(&tantivy_dir)
             .map_err(|e| anyhow::anyhow!("{}: {e}", tantivy_dir.display()))
-            .and_then(|d| Ok(Index::open(ReaderDir { inner: d, root: tantivy_dir.clone() })?))
+            .and_then(|d| {
+                Index::open(ReaderDir { inner: d, root: tantivy_dir.clone() }).map_err(|e| plain(e, &tantivy_dir))
+            })
             .with_context(|| format!("opening the index in {}", dir.display()))?;
         register_tokenizers(&index);
         let fields = Fields::from_schema(&index.schema()).context("index schema is missing fields: rebuild it")?;
@@ -386,4 +406,22 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     }
     fs::rename(&tmp, path).with_context(|| format!("renaming {} into place", tmp.display()))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file of the index another user owns (0600, as tantivy writes `.managed.json`):
+    /// one line naming the file and the reason, no Rust debug output.
+    #[test]
+    fn an_unreadable_index_file_is_one_plain_line() {
+        let io = std::io::Error::from_raw_os_error(13);
+        let e = tantivy::TantivyError::OpenReadError(tantivy::directory::error::OpenReadError::IoError {
+            io_error: std::sync::Arc::new(io),
+            filepath: ".managed.json".into(),
+        });
+        let line = plain(e, Path::new("/ix/tantivy")).to_string();
+        assert_eq!(line, "/ix/tantivy/.managed.json: Permission denied (os error 13)");
+    }
 }
