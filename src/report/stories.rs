@@ -229,7 +229,8 @@ fn places(error: &str, command: Option<&str>) -> Vec<String> {
 /// A folder deep enough to be one thing (`~/.rustup`, not the home folder or the root):
 /// at least three parts, a drive letter not counted.
 fn deep_folder(p: &str) -> bool {
-    p.split(['/', '\\']).filter(|c| !c.is_empty() && !(c.len() == 2 && c.ends_with(':'))).count() >= 3
+    let drive = |c: &str| c.len() == 2 && c.ends_with(':');
+    p.split(['/', '\\']).filter(|c| !c.is_empty() && !drive(c)).count() >= 3
 }
 
 /// One path is, holds, or sits beside the other in a folder that is one thing
