@@ -172,3 +172,41 @@ fn a_sessions_problems_are_told_as_stories_from_its_evidence() {
         assert!(!stories.contains(absent), "{absent:?} in:\n{stories}");
     }
 }
+
+#[test]
+fn one_root_cause_worded_differently_is_one_story() {
+    // rustup refused its temp file under ~/.rustup; `touch` and `chmod` on ~/.rustup were
+    // refused the same way: attempts at one problem, not three problems.
+    let doc = snap("claude-code-root-cause.jsonl", Selector::Session);
+    let stories = section(&doc, "What went wrong, and what came of it").unwrap_or_else(|| panic!("no stories:\n{doc}"));
+    assert!(stories.contains("`cargo fmt` failed [msg 4]"), "{stories}");
+    assert!(stories.contains("It failed again three times: [msg 5] (`touch"), "{stories}");
+    assert!(!stories.contains("`touch /home/[USER]/.rustup/test && rm /home/[USER]/.rustup/test` failed"), "{stories}");
+    assert!(!stories.contains("`chmod -R u+rwx /home/[USER]/.rustup` failed"), "{stories}");
+    // Near misses: the same reason about another place is another problem, and what the
+    // assistant said about the next failure is not said of this one.
+    assert!(stories.contains("`git fetch --all --prune` failed [msg 2]"), "{stories}");
+    assert!(!stories.contains("The assistant then: “Rustup cannot"), "{stories}");
+}
+
+#[test]
+fn a_problem_that_changes_hands_over_and_a_clean_exit_with_a_panic_is_told_so() {
+    let doc = snap("claude-code-changed.jsonl", Selector::Session);
+    let stories = section(&doc, "What went wrong, and what came of it").unwrap_or_else(|| panic!("no stories:\n{doc}"));
+    // Killed three times, then not killed but failing on the conftest: two problems.
+    assert!(
+        stories.contains(
+            "At [msg 5] `python3 -m pytest tests/unit` no longer failed that way; how it failed then is told below."
+        ),
+        "{stories}"
+    );
+    assert!(stories.contains("`python3 -m pytest tests/unit` failed [msg 5] with “E TypeError"), "{stories}");
+    // A panic deep in the registry is quoted with its message, and a run that exited
+    // cleanly but still panicked is not "without an error".
+    assert!(stories.contains("panicked at …state.rs:51:7: state not managed"), "{stories}");
+    assert!(stories.contains("`npm run dev` ran again and did not fail, though its output still holds"), "{stories}");
+    assert!(!stories.contains("`npm run dev` ran again, this time without an error"), "{stories}");
+    // Near miss: `--version` answered "Unknown option" shows the program runs: no retry,
+    // no problem.
+    assert!(!stories.contains("Unknown option"), "{stories}");
+}

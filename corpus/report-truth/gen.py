@@ -109,6 +109,76 @@ def claude_stories():
     c.write("claude-code-stories.jsonl")
 
 
+def claude_root_cause():
+    """One root cause worded three ways: rustup cannot write under ~/.rustup, so `cargo fmt`
+    fails on its temp file, and the `touch` and `chmod` tried on ~/.rustup are refused the
+    same way (one story); near miss — `git fetch` refused "Operation not permitted" on
+    `.git/FETCH_HEAD`, another place, is another story."""
+    c = Claude()
+    t = lambda s: f"2026-04-03T10:{s}.000Z"
+    c.user("format and check the crate", t("00:00"))
+    c.tool("msg_r1", "toolu_r1", "Bash", {"command": "git fetch --all --prune"}, t("00:10"))
+    c.result("toolu_r1", "Exit code 1\nerror: cannot open '.git/FETCH_HEAD': Operation not permitted", t("00:12"),
+             is_error=True)
+    c.tool("msg_r2", "toolu_r2", "Bash", {"command": "git fetch --all --prune"}, t("00:30"))
+    c.result("toolu_r2", "From github.com:ann/app\n * branch main -> FETCH_HEAD", t("00:33"))
+    c.tool("msg_r3", "toolu_r3", "Bash", {"command": "cargo fmt"}, t("01:00"))
+    c.result("toolu_r3", "Exit code 1\ninfo: syncing channel updates for 'stable'\nerror: could not create temp file "
+             "/home/ann/.rustup/tmp/x1k2_file: Operation not permitted (os error 1)", t("01:02"), is_error=True)
+    c.text("msg_r4", "Rustup cannot create its temp file under ~/.rustup, so cargo fmt cannot run.", t("01:05"))
+    c.tool("msg_r4", "toolu_r4", "Bash", {"command": "touch /home/ann/.rustup/test && rm /home/ann/.rustup/test"}, t("01:10"))
+    c.result("toolu_r4", "Exit code 1\ntouch: /home/ann/.rustup/test: Operation not permitted", t("01:11"), is_error=True)
+    c.tool("msg_r5", "toolu_r5", "Bash", {"command": "chmod -R u+rwx /home/ann/.rustup"}, t("01:20"))
+    c.result("toolu_r5", "Exit code 1\nchmod: Unable to change file mode on /home/ann/.rustup/settings.toml: "
+             "Operation not permitted", t("01:25"), is_error=True)
+    c.user("fix the rustup permissions", t("02:00"))
+    c.tool("msg_r6", "toolu_r6", "Bash", {"command": "cargo fmt"}, t("03:00"))
+    c.result("toolu_r6", "Exit code 1\nerror: could not create temp file /home/ann/.rustup/tmp/q9z8_file: "
+             "Operation not permitted (os error 1)", t("03:02"), is_error=True)
+    c.text("msg_r7", "Rustup still cannot write to ~/.rustup/tmp.", t("03:05"))
+    c.write("claude-code-root-cause.jsonl")
+
+
+def claude_changed():
+    """A problem that ends by changing: `pytest` is killed three times, then `python3 -m
+    pytest` is not killed but fails on a conftest import (another problem); a dev server
+    that ran again without failing while its output still holds a panic; near miss — a
+    `--version` probe the program answers "Unknown option" is no retry and no problem."""
+    c = Claude()
+    t = lambda s: f"2026-04-04T11:{s}.000Z"
+    c.user("run the tests and the dev server", t("00:00"))
+    for i, cmd in enumerate(["pytest tests/unit", "pytest tests/unit -x", "pytest tests/unit/test_a.py"]):
+        c.tool(f"msg_c{i}", f"toolu_c{i}", "Bash", {"command": cmd}, t(f"0{i}:00"))
+        c.result(f"toolu_c{i}", "Exit code 1\nsandbox error: command was killed by a signal", t(f"0{i}:05"),
+                 is_error=True)
+    c.tool("msg_c3", "toolu_c3", "Bash", {"command": "python3 -m pytest tests/unit"}, t("04:00"))
+    c.result("toolu_c3", "Exit code 4\nImportError while loading conftest '/home/ann/src/app/tests/conftest.py'.\n"
+             "tests/conftest.py:3: in <module>\n    from app.risk import Params\n"
+             "E   TypeError: unsupported operand type(s) for |: 'types.GenericAlias' and 'NoneType'", t("04:06"),
+             is_error=True)
+    c.text("msg_c4", "The conftest import fails on Python 3.9: the union syntax needs 3.10.", t("04:10"))
+    c.tool("msg_c5", "toolu_c5", "Bash", {"command": "python3 -m pytest tests/unit -q"}, t("05:00"))
+    c.result("toolu_c5", "Exit code 4\nE   TypeError: unsupported operand type(s) for |: 'types.GenericAlias' and "
+             "'NoneType'", t("05:06"), is_error=True)
+    panic = ("thread 'tokio-runtime-worker' panicked at /home/ann/.cargo/registry/src/index.crates.io-6f17d22bba15001f/"
+             "tauri-1.8.3/src/state.rs:51:7:\nstate not managed for field `state` on command `{}`. You must call "
+             "`.manage()` before using this command")
+    c.tool("msg_c6", "toolu_c6", "Bash", {"command": "npm run dev"}, t("06:00"))
+    c.result("toolu_c6", "Exit code 101\n> app@0.1.0 dev\n" + panic.format("login"), t("06:30"), is_error=True)
+    c.text("msg_c7", "The login command's state is not managed; main.rs must call manage() for it.", t("06:40"))
+    c.tool("msg_c7", "toolu_c7", "Edit", {"file_path": "/home/ann/src/app/src/main.rs", "old_string": ".run(",
+                                          "new_string": ".manage(State::default()).run("}, t("07:00"))
+    c.result("toolu_c7", "The file /home/ann/src/app/src/main.rs has been updated successfully.", t("07:01"))
+    c.tool("msg_c8", "toolu_c8", "Bash", {"command": "npm run dev"}, t("08:00"))
+    c.result("toolu_c8", "> app@0.1.0 dev\nready in 310 ms\n" + panic.format("tasks_list"), t("08:40"))
+    c.tool("msg_c9", "toolu_c9", "Bash", {"command": "ralph --help 2>&1 | head -20"}, t("09:00"))
+    c.result("toolu_c9", "Exit code 127\n(eval):1: command not found: head", t("09:01"), is_error=True)
+    c.tool("msg_c10", "toolu_c10", "Bash", {"command": "ralph --version"}, t("09:10"))
+    c.result("toolu_c10", "Exit code 1\nUnknown option: --version\nUsage: ralph [OPTIONS]", t("09:11"), is_error=True)
+    c.text("msg_c11", "Both tools are installed.", t("09:20"))
+    c.write("claude-code-changed.jsonl")
+
+
 def user_stops():
     """The person stops one call at the device-login prompt and refuses another at the
     permission prompt; a third call really fails."""
@@ -252,3 +322,5 @@ if __name__ == "__main__":
     user_correction()
     user_stops()
     claude_stories()
+    claude_root_cause()
+    claude_changed()

@@ -359,8 +359,21 @@ fn error_line(lines: &[&str]) -> Option<String> {
     } else {
         line
     };
+    // A panic's location deep in the registry (`C:\\Users\\…\\tauri-1.8.3\\src\\state.rs:51:7`):
+    // its file and line are enough, so that the message after it survives the clipping.
+    let line =
+        PANIC_AT.replace(
+            &line,
+            |c: &regex::Captures| {
+                if c[0].len() > 60 { format!("panicked at …{}", &c[1]) } else { c[0].to_string() }
+            },
+        );
     Some(clip(&one_line(&line), LINE_CHARS))
 }
+
+/// `panicked at C:\Users\…\tauri-1.8.3\src\state.rs:51:7`: the location's file.
+static PANIC_AT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"panicked at \S*?[\\/]([^\\/\s]+:\d+:\d+)").expect("static regex"));
 
 /// Codex wraps outputs in "Exit code / Wall time / Output:" lines, Claude Code's
 /// TaskOutput in tags; the report quotes what the program printed.
@@ -584,6 +597,22 @@ fn shell_step(cmd: &str) -> Step {
         .find(launched)
         .map(|c| (c, "launch"))
         .or_else(|| steps.iter().copied().find(|c| test_run(&text(c))).map(|c| (c, "test")))
+        // A loop's body is the line's work (`ls && for z in *.zip; do unzip "$z"; done`
+        // unzips; `for a in /Applications/*.app; do codesign -dv "$a" | grep …; done`
+        // runs codesign), unless it only looks or sleeps between probes (a wait).
+        .or_else(|| {
+            script
+                .loops
+                .iter()
+                .filter(|l| l.max_sleep_secs().is_none())
+                .flat_map(|l| l.body.clone())
+                .filter_map(|i| cmds.get(i))
+                .find(|c| {
+                    ![SEARCH_PROGRAMS, READ_PROGRAMS, SETUP_PROGRAMS].iter().any(|p| p.contains(&c.name()))
+                        && c.name() != "sleep"
+                })
+                .map(|c| (c, "run"))
+        })
         .or_else(|| steps.iter().copied().find(|c| SEARCH_PROGRAMS.contains(&c.name())).map(|c| (c, "search")))
         .or_else(|| {
             steps.iter().copied().find(|c| READ_PROGRAMS.contains(&c.name()) && !c.piped_from).map(|c| (c, "read"))
@@ -774,6 +803,14 @@ mod tests {
                 "thread 'main' panicked at src/main.rs:305:10: error while running tauri application: Runtime(CreateWebview)"
             )
         );
+        // A panic deep in a dependency: its file, not the path, before the message.
+        let deep = "thread 'tokio-runtime-worker' panicked at C:\\Users\\u\\.cargo\\registry\\src\\github.com-25cdd57fae9f0462\\tauri-1.8.3\\src\\state.rs:51:7:\nstate not managed for field `state` on command `login`";
+        assert_eq!(
+            pick(deep).as_deref(),
+            Some(
+                "thread 'tokio-runtime-worker' panicked at …state.rs:51:7: state not managed for field `state` on command `login`"
+            )
+        );
         // pytest's "E   " line over a plugin's warning.
         let pytest = "failed in sandbox: /x/_pytest/config/__init__.py:331: PluggyTeardownRaisedWarning: A plugin raised an exception\nE   TypeError: unsupported operand type(s) for |";
         assert_eq!(pick(pytest).as_deref(), Some("E TypeError: unsupported operand type(s) for |"));
@@ -898,6 +935,16 @@ mod tests {
         assert_eq!((rc.action, rc.file.as_deref()), ("write", Some("~/.zshrc")));
         // A line of setup alone is still named.
         assert_eq!(shell_step("mkdir -p out").program, "mkdir");
+        // A loop's body is the work, not the look before it or the filter inside it.
+        assert_eq!(shell_step("cd /tmp/x && ls -la && for z in *.zip; do unzip -o \"$z\"; done").program, "unzip");
+        let codesign = shell_step("for a in /Applications/*.app; do codesign -dv \"$a\" 2>&1 | grep -i team; done");
+        assert_eq!((codesign.program.as_str(), codesign.action), ("codesign", "run"));
+        let unsigned = shell_step(
+            "for app in /Applications/*.app; do\n  S=$(codesign -dv \"$app\" 2>&1 || true)\n  if echo \"$S\" | grep -qi 'not signed'; then echo \"UNSIGNED: $app\"; fi\ndone",
+        );
+        assert_eq!(unsigned.program, "codesign");
+        // A loop that only looks is a look still.
+        assert_eq!(shell_step("for f in *.py; do grep -l foo \"$f\"; done").action, "search");
     }
 
     #[test]

@@ -50,6 +50,9 @@ pub struct Attempt {
     /// just its last line (a shell's greeting, a progress line); else its exit code.
     pub error: Option<String>,
     pub exit: Option<i32>,
+    /// For a call that did not fail, a line of its output that still names an error the
+    /// way programs print one (a panic, `TypeError: …`): it ran, but not cleanly.
+    pub still: Option<String>,
 }
 
 /// A problem and what became of it.
@@ -77,6 +80,10 @@ pub struct Story {
     /// another command right after the failure on the same path (`other`).
     pub resolved: Option<Attempt>,
     pub resolved_by: Option<&'static str>,
+    /// The subject's next failure when it no longer failed the way it had, on another
+    /// command line (`python3 -m pytest` no longer killed, failing on an ImportError):
+    /// the problem told here is over, that one is the next story's.
+    pub changed: Option<Attempt>,
     /// The resolving call's command line is the first failure's, character for character.
     pub same_command: bool,
     /// The assistant's words after the resolving call.
@@ -98,6 +105,7 @@ impl Story {
         v.extend(self.attempts.iter().map(|a| a.idx));
         v.extend(self.user.iter().map(|q| q.idx));
         v.extend(self.resolved.iter().map(|a| a.idx));
+        v.extend(self.changed.iter().map(|a| a.idx));
         v.extend(self.after.iter().map(|q| q.idx));
         v.extend(self.findings.iter().map(|f| f.1));
         v
@@ -159,6 +167,12 @@ fn command_subject(c: &crate::shell::SimpleCommand) -> String {
 static QUOTED_FILE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"['"]([\w./\\-]+\.\w{1,5})['"]"#).expect("static regex"));
 
+/// A program's answer to an option it does not know.
+static UNKNOWN_OPTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:unknown|unrecognized|unrecognised|invalid|unexpected) (?:option|flag|argument)")
+        .expect("static regex")
+});
+
 /// A call that only asks a program for its version or usage: it says the program is
 /// there, not that what failed works now.
 fn asks_version(f: &CallFacts) -> bool {
@@ -187,6 +201,62 @@ fn error_shape(error: Option<&str>) -> Option<String> {
         })
         .collect();
     (masked.len() >= 3).then(|| masked.join(" ").to_lowercase())
+}
+
+/// The reason an error line gives, when it ends with a short one the way the system
+/// words it (`…: Operation not permitted (os error 1)`, `…: Permission denied`): its
+/// last `: ` part, lower case, without a parenthesised code.
+fn reason_of(error: &str) -> Option<String> {
+    let (_, tail) = error.trim().rsplit_once(": ")?;
+    let tail = tail.split(" (").next().unwrap_or(tail).trim().trim_end_matches('.');
+    let words = tail.split_whitespace().count();
+    ((2..=5).contains(&words) && !tail.contains(['/', '\\', '\'', '"', '`'])).then(|| tail.to_lowercase())
+}
+
+/// The places a failure is about: the paths its error line names and those its command
+/// line works on.
+fn places(error: &str, command: Option<&str>) -> Vec<String> {
+    let mut v: Vec<String> = error
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| matches!(c, '\'' | '"' | '`' | ':' | ',' | '(' | ')')))
+        .filter(|w| w.contains(['/', '\\']) && w.len() >= 6 && !w.starts_with("http"))
+        .map(str::to_string)
+        .collect();
+    v.extend(command.map(things).unwrap_or_default());
+    v
+}
+
+/// A folder deep enough to be one thing (`~/.rustup`, not the home folder or the root):
+/// at least three parts, a drive letter not counted.
+fn deep_folder(p: &str) -> bool {
+    let drive = |c: &str| c.len() == 2 && c.ends_with(':');
+    p.split(['/', '\\']).filter(|c| !c.is_empty() && !drive(c)).count() >= 3
+}
+
+/// One path is, holds, or sits beside the other in a folder that is one thing
+/// (`~/.rustup/test` beside `~/.rustup/tmp/x_file`; `~/.rustup` holding it).
+fn same_place(x: &str, y: &str) -> bool {
+    let under = |p: &str, d: &str| p == d || (p.starts_with(d) && p[d.len()..].starts_with(['/', '\\']));
+    let dir = |p: &str| p.rsplit_once(['/', '\\']).map(|(d, _)| d.to_string()).filter(|d| deep_folder(d));
+    x == y
+        || (deep_folder(y) && under(x, y))
+        || (deep_folder(x) && under(y, x))
+        || dir(x).is_some_and(|d| under(y, &d))
+        || dir(y).is_some_and(|d| under(x, &d))
+}
+
+/// Two failures with one root cause though worded differently: the same short reason
+/// (`Operation not permitted`) about the same place (`cargo fmt` refused a temp file under
+/// `~/.rustup`; `touch ~/.rustup/test` and `chmod -R u+rwx ~/.rustup` then refused too).
+fn same_root(a: (Option<&str>, Option<&str>), b: (Option<&str>, Option<&str>)) -> bool {
+    let ((Some(ea), ca), (Some(eb), cb)) = (a, b) else { return false };
+    match (reason_of(ea), reason_of(eb)) {
+        (Some(ra), Some(rb)) if ra == rb => {
+            let (pa, pb) = (places(ea, ca), places(eb, cb));
+            pa.iter().any(|x| pb.iter().any(|y| same_place(x, y)))
+        }
+        _ => false,
+    }
 }
 
 /// Every subject a call works on: its own, and that of each command of its command line
@@ -251,6 +321,9 @@ impl Builder<'_> {
                 .map(|l| TAG.replace_all(&l, "").trim().to_string())
                 .filter(|l| !l.is_empty()),
             exit: f.failed().then(|| f.output.as_ref().and_then(|o| o.exit_code)).flatten().filter(|c| *c != 0),
+            still: (!f.failed())
+                .then(|| f.output.as_ref().filter(|o| o.error_head.is_some()).and_then(|o| o.error_line.clone()))
+                .flatten(),
         }
     }
 
@@ -289,31 +362,50 @@ impl Builder<'_> {
     pub(super) fn stories(&self) -> Vec<Story> {
         let s = self.session;
         let mut out: Vec<Story> = Vec::new();
-        // Subjects already told, with the position up to which their story reaches.
-        let mut told: Vec<(String, Option<String>, usize)> = Vec::new();
+        // Stories already told: subject, error shape, the position up to which the story
+        // reaches, and its first failure (error and command line).
+        type Told = (String, Option<String>, usize, Option<String>, Option<String>);
+        let mut told: Vec<Told> = Vec::new();
         for (pos, m) in s.messages.iter().enumerate() {
             for (f, c) in self.facts_of(m).iter().zip(&m.calls) {
                 // A search that finds nothing is no failure; a call the user stopped is
-                // theirs; a look that failed (`ls Dockerfile*`, a `cat` of a missing
-                // file) is a question answered, not a problem.
+                // theirs; a look that ran and failed (`ls Dockerfile*`, a `cat` of a
+                // missing file) is a question answered, not a problem — but a look the
+                // harness refused before it ran (no exit code: "Command rejected because
+                // it could not be parsed safely") answered nothing.
+                let ran = f.output.as_ref().is_some_and(|o| o.exit_code.is_some())
+                    || c.result.as_ref().is_some_and(|r| r.timed_out)
+                    || f.action == "wait";
+                // A version or usage probe the program answered with "Unknown option:
+                // --version" shows the program runs: a question answered too.
+                let answered = asks_version(f)
+                    && ran
+                    && f.output
+                        .as_ref()
+                        .and_then(|o| o.error_line.as_deref())
+                        .is_some_and(|l| UNKNOWN_OPTION.is_match(l));
                 if !f.failed()
                     || f.action == "search"
                     || f.output.as_ref().is_some_and(|o| o.interrupted)
-                    || calls::only_looks(c)
+                    || (calls::only_looks(c) && ran)
+                    || answered
                 {
                     continue;
                 }
                 let subj = subject(f);
-                let shape = error_shape(self.attempt(m, f).error.as_deref());
-                if told
-                    .iter()
-                    .any(|(t, sh, end)| *end >= pos && (subjects(f).contains(t) || (sh.is_some() && *sh == shape)))
-                {
+                let error = self.attempt(m, f).error;
+                let shape = error_shape(error.as_deref());
+                if told.iter().any(|(t, sh, end, e, cmd)| {
+                    *end >= pos
+                        && (subjects(f).contains(t)
+                            || (sh.is_some() && *sh == shape)
+                            || same_root((e.as_deref(), cmd.as_deref()), (error.as_deref(), f.command.as_deref())))
+                }) {
                     continue;
                 }
                 let story = self.story_from(pos, m, f, subj.clone());
                 let end = story.resolved.as_ref().or(story.attempts.last()).map_or(pos, |a| self.pos_of(a.idx));
-                told.push((subj, shape, end.max(self.pos_of(story.last_failure))));
+                told.push((subj, shape, end.max(self.pos_of(story.last_failure)), error, f.command.clone()));
                 out.push(story);
             }
         }
@@ -322,6 +414,14 @@ impl Builder<'_> {
         out.sort_by(|a, b| b.weight().cmp(&a.weight()).then(a.idx.cmp(&b.idx)));
         out.truncate(MAX);
         out.sort_by_key(|st| st.idx);
+        // A story whose subject then failed another way hands over to the story told of
+        // that failure, if there is one.
+        let firsts: Vec<u32> = out.iter().map(|st| st.first.idx).collect();
+        for st in &mut out {
+            if st.changed.as_ref().is_some_and(|c| firsts.contains(&c.idx)) {
+                st.situations.push("changed-told");
+            }
+        }
         // A remark told in one story is not told again in the next (one reading after
         // two failures belongs to the first).
         let mut said: Vec<(u32, String)> = Vec::new();
@@ -355,6 +455,7 @@ impl Builder<'_> {
             user: Vec::new(),
             resolved: None,
             resolved_by: None,
+            changed: None,
             same_command: false,
             after: None,
             took: None,
@@ -380,9 +481,8 @@ impl Builder<'_> {
             if p > pos
                 && n.is_typed_user()
                 && !n.text.trim().is_empty()
-                && st.user.len() < 2
-                && (n.text.split_whitespace().count() >= 4
-                    || !content_words(&n.text).is_disjoint(&content_words(&topic)))
+                && (request_text(&n.text).split_whitespace().count() >= 4
+                    || !content_words(&request_text(&n.text)).is_disjoint(&content_words(&topic)))
             {
                 st.user.push(Quote { idx: n.idx, text: clip(&one_line(&request_text(&n.text)), QUOTE) });
             }
@@ -392,10 +492,15 @@ impl Builder<'_> {
                 }
                 // The same subject, or another command failing with the same error
                 // (`cargo fmt` and `cargo check` both refused a temp file by rustup).
+                let g_error = self.attempt(n, g).error;
+                let g_shape = error_shape(g_error.as_deref());
                 let same = subjects(g).contains(&subj)
+                    || (g.failed() && first_shape.is_some() && g_shape == first_shape)
                     || (g.failed()
-                        && first_shape.is_some()
-                        && error_shape(self.attempt(n, g).error.as_deref()) == first_shape);
+                        && same_root(
+                            (st.first.error.as_deref(), f.command.as_deref()),
+                            (g_error.as_deref(), g.command.as_deref()),
+                        ));
                 let other = !same
                     && p <= pos + 2
                     && st.attempts.is_empty()
@@ -409,13 +514,34 @@ impl Builder<'_> {
                 // the program for its version and getting it (a failed one is a failure
                 // like any other); a read of a
                 // background command's output is that run again, not another attempt.
+                // A probe the program answered with another error than the story's
+                // ("Unknown option: --version" after `ralph --help | head` found no
+                // `head`) asked something else of it: no retry either.
                 if g.output.as_ref().is_none_or(|o| o.interrupted)
                     || (asks_version(g) && !asks_version(f) && !g.failed())
+                    || (asks_version(g) && g.failed() && g_shape != first_shape)
                     || g.continues.is_some()
                 {
                     continue;
                 }
                 let a = self.attempt(n, g);
+                // After failing the same way more than once, a failure of another shape
+                // on another command line means the problem told here is over: that one
+                // is the next story's.
+                if a.failed
+                    && st.failures >= 2
+                    && subjects(g).contains(&subj)
+                    && g_shape != first_shape
+                    && !same_root(
+                        (st.first.error.as_deref(), f.command.as_deref()),
+                        (g_error.as_deref(), g.command.as_deref()),
+                    )
+                    && g.command != f.command
+                    && st.attempts.iter().all(|x| error_shape(x.error.as_deref()) == first_shape)
+                {
+                    st.changed = Some(a);
+                    break 'scan;
+                }
                 stop = p;
                 if a.failed {
                     st.failures += 1;
@@ -431,18 +557,42 @@ impl Builder<'_> {
                 st.same_command = f.command.is_some() && g.command == f.command;
                 st.took = secs_between(m.timestamp, n.timestamp).filter(|t| *t >= 60).map(duration);
                 st.resolved = Some(a);
+                // Words after the next failure, of whatever, are about that one.
+                let next_failure = s
+                    .messages
+                    .iter()
+                    .enumerate()
+                    .skip(p + 1)
+                    .find(|(_, n)| self.facts_of(n).iter().any(|h| h.failed()))
+                    .map_or(usize::MAX, |(q, _)| q.saturating_sub(1));
                 st.after = self
-                    .reading_after(p, usize::MAX, &topic)
+                    .reading_after(p, next_failure, &topic)
                     .filter(|q| q.idx != st.reading.as_ref().map_or(0, |r| r.idx));
                 break 'scan;
             }
         }
+        // Words after the subject's next call, told or not (a `--version` probe), are
+        // about that call.
+        let next_call = s
+            .messages
+            .iter()
+            .enumerate()
+            .skip(pos + 1)
+            .find(|(_, n)| self.facts_of(n).iter().any(|g| subjects(g).contains(&subj)))
+            .map_or(usize::MAX, |(p, _)| p);
         let next = st.attempts.first().or(st.resolved.as_ref()).map_or(usize::MAX, |a| self.pos_of(a.idx));
-        st.reading = self.reading_after(pos, next, &topic);
+        st.reading = self.reading_after(pos, next.min(next_call), &topic);
         // What the user typed after the story's last call is another story's.
         let mut last = st.resolved.as_ref().map(|a| a.idx).unwrap_or_else(|| s.messages[stop].idx);
         if st.resolved.is_some() || !st.attempts.is_empty() {
             st.user.retain(|q| q.idx < last);
+            // Two at most: the ones about it (sharing a word with the command or its
+            // error: "fix the temp file permissions") before other remarks.
+            let about = |q: &Quote| !content_words(&q.text).is_disjoint(&content_words(&topic));
+            let mut keep: Vec<Quote> = st.user.iter().filter(|q| about(q)).take(2).cloned().collect();
+            keep.extend(st.user.iter().filter(|q| !about(q)).take(2 - keep.len()).cloned());
+            keep.sort_by_key(|q| q.idx);
+            st.user = keep;
         } else {
             // Unresolved and never retried: a user turn soon after counts, or one that
             // names what failed (the user ran it themselves, or pasted its output).

@@ -285,12 +285,26 @@ const EDITS_PER_FILE: usize = 3;
 fn group_edits(edits: &[EditFacts]) -> (Vec<EditGroup>, usize) {
     let mut groups: Vec<EditGroup> = Vec::new();
     let mut more = 0;
+    // Two files of one name in different folders (`examples/loadtest/README.md`,
+    // `docs/README.md`) are two files: named by their folder too, grouped by path.
+    let name = |e: &EditFacts| {
+        if edits.iter().any(|o| o.file == e.file && o.path != e.path) {
+            let parts: Vec<&str> = e.path.rsplit(['/', '\\']).take(2).collect();
+            parts.into_iter().rev().collect::<Vec<_>>().join("/")
+        } else {
+            e.file.clone()
+        }
+    };
+    let mut paths: Vec<String> = Vec::new();
     for e in edits {
         let n = groups.len();
-        match groups.iter_mut().find(|g| g.file == e.file) {
-            Some(g) if g.edits.len() < EDITS_PER_FILE => g.edits.push(e.clone()),
+        match paths.iter().position(|p| *p == e.path) {
+            Some(i) if groups[i].edits.len() < EDITS_PER_FILE => groups[i].edits.push(e.clone()),
             Some(_) => more += 1,
-            None if n < EDIT_FILES => groups.push(EditGroup { file: e.file.clone(), edits: vec![e.clone()] }),
+            None if n < EDIT_FILES => {
+                paths.push(e.path.clone());
+                groups.push(EditGroup { file: name(e), edits: vec![e.clone()] });
+            }
             None => more += 1,
         }
     }
@@ -531,6 +545,11 @@ impl<'a> Builder<'a> {
     fn edits_of(&self, m: &Message) -> Vec<EditFacts> {
         let mut files: Vec<String> = Vec::new();
         for (c, f) in m.calls.iter().zip(self.facts_of(m)) {
+            // An edit the tool refused or that failed ("Expected 2 occurrences but found
+            // 1") changed nothing.
+            if f.failed() {
+                continue;
+            }
             let mut these = crate::analysis::calls::edited_files(c);
             if these.is_empty() && matches!(f.action, "edit" | "write") {
                 these.extend(f.file.clone());
@@ -1381,8 +1400,11 @@ impl<'a> Builder<'a> {
                             beats.push(b);
                         }
                     }
+                    // A statement ending in a colon leads into what follows (a code block,
+                    // a list): no conclusion of its own.
                     if !st.iter().any(|x| x.kind == Kind::Retraction)
-                        && let Some(c) = st.iter().find(|x| x.kind == Kind::Conclusion)
+                        && let Some(c) =
+                            st.iter().find(|x| x.kind == Kind::Conclusion && !x.text.trim_end().ends_with(':'))
                         && (beats.len() == at || m.calls.is_empty())
                     {
                         let mut b = Beat::new("conclusion", m);
