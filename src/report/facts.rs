@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::glossary::{Glossary, Term};
 use super::story::{Beat, Experiment, Moment, Paragraph, Quote, SearchFacts};
-use crate::analysis::call_facts::CallFacts;
+use crate::analysis::call_facts::{CallFacts, Grain};
 use crate::analysis::claims;
 use crate::analysis::text::display_path;
 use crate::analysis::text::{clip, clock, duration, one_line, quote, secs_between, sentences, sentences_where};
@@ -1475,7 +1475,7 @@ impl<'a> Builder<'a> {
                 if !f.failed() {
                     continue;
                 }
-                let sig = signature(&f);
+                let sig = f.subject(Grain::Line);
                 if let Some(g) = groups.iter_mut().find(|g| g.signature == sig) {
                     g.count += 1;
                     g.last_idx = m.idx;
@@ -1700,15 +1700,6 @@ fn ep_cites(ep: &EpisodeFacts) -> Vec<u32> {
     v.extend(ep.reading.iter().map(|q| q.idx));
     v.extend(ep.assumptions.iter().filter_map(|a| a.evidence.as_ref().map(|q| q.idx)));
     v
-}
-
-/// What a failed call is, for grouping repeats: its command line (the list names it,
-/// so "failed three times" is said of that line, not of three lines alike), or the tool.
-fn signature(f: &CallFacts) -> String {
-    match &f.command {
-        Some(cmd) => one_line(cmd),
-        None => f.tool.clone(),
-    }
 }
 
 /// The settings of `program` that differ between command lines `then` and `now`: changed
