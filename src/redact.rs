@@ -679,6 +679,17 @@ impl Redact for Details {
                 changes.redact_with(r);
                 edits.redact_with(r);
             }
+            Details::Search { searches, why, read } => {
+                searches.redact_with(r);
+                why.redact_with(r);
+                read.redact_with(r);
+            }
+            Details::Wait { waits: _, command, how } => {
+                command.redact_with(r);
+                how.redact_with(r);
+            }
+            Details::Recap { chars: _, median: _, sections: _, after } => after.redact_with(r),
+            Details::Pause { before: _, reply: _, in_a_row: _ } => {}
         }
     }
 }

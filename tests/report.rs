@@ -790,44 +790,80 @@ fn seed_findings() -> Vec<debrief::detect::Finding> {
         details: None,
     };
     // What the belief detectors find, as they would fill it in.
-    let belief = |f: debrief::detect::Finding, claim: Option<(u32, &str)>, undone: (u32, &str, &str)| {
-        use debrief::detect::{Cited, Details, Undoing};
-        debrief::detect::Finding {
+    use debrief::detect::{Cited, Details, Undoing};
+    let belief =
+        |f: debrief::detect::Finding, claim: Option<(u32, &str)>, undone: (u32, &str, &str)| debrief::detect::Finding {
             details: Some(Details::Belief {
                 claim: claim.map(|(idx, text)| Cited { idx, text: text.into() }),
                 undone: Some(Undoing { idx: undone.0, how: undone.1.into(), text: undone.2.into() }),
             }),
             ..f
-        }
-    };
+        };
+    // The rest as their detectors fill in their facts.
+    let with = |f: debrief::detect::Finding, details: Details| debrief::detect::Finding { details: Some(details), ..f };
+    let cited = |idx: u32, text: &str| Cited { idx, text: text.into() };
     vec![
-        f(
-            "confounded-change",
-            5080,
-            &[5068, 5076, 5078, 5080],
-            "relaunch changes NCCL settings and a code patch at once",
+        with(
+            f(
+                "confounded-change",
+                5080,
+                &[5068, 5076, 5078, 5080],
+                "relaunch changes NCCL settings and a code patch at once",
+            ),
+            Details::Relaunch {
+                previous: Some(5068),
+                changes: vec!["NCCL_BUFFSIZE=131072".into(), "NCCL_ALGO=Tree → unset".into()],
+                edits: vec!["communicator.py".into(), "server_args.py".into()],
+            },
         ),
         belief(
             f("false-crash-alarm", 5081, &[5081, 5085], "the poll loop printed CRASHED while the server was loading"),
             Some((5081, "CRASHED")),
             (5085, "retraction", "It's still loading!"),
         ),
-        f("noisy-search", 5082, &[5082], "one ServerArgs line carries most of the grep output"),
-        f("retry-loop", 5083, &[5082, 5083], "the log is grepped again with a similar pattern"),
-        f(
-            "grep-tail-pivot",
-            5084,
-            &[5082, 5083, 5084],
-            "grep swamped by the ServerArgs dump, then tail -50 of the same log",
+        with(
+            f("noisy-search", 5082, &[5082], "one ServerArgs line carries most of the grep output"),
+            Details::Search { searches: vec![cited(5082, "grep -i exception")], why: "a dump line".into(), read: None },
+        ),
+        with(
+            f("retry-loop", 5083, &[5082, 5083], "the log is grepped again with a similar pattern"),
+            Details::Runs { runs: vec![5082, 5083], error: String::new(), folder_changed: false },
+        ),
+        with(
+            f(
+                "grep-tail-pivot",
+                5084,
+                &[5082, 5083, 5084],
+                "grep swamped by the ServerArgs dump, then tail -50 of the same log",
+            ),
+            Details::Search {
+                searches: vec![cited(5082, "grep -i exception"), cited(5083, "grep -A5 Traceback")],
+                why: "returned a dump line".into(),
+                read: Some(cited(5084, "tail -50")),
+            },
         ),
         belief(
             f("self-correction", 5085, &[5081, 5085], "the assistant retracts the crash verdict"),
             Some((5081, "CRASHED")),
             (5085, "retraction", "It's still loading!"),
         ),
-        f("empty-user-turn", 5086, &[5086], "an empty user turn"),
-        f("context-dump", 5087, &[5086, 5087], "a whole-project recap"),
-        f("polling-timeout", 5069, &[5069], "the wait loop ran out of attempts"),
+        with(
+            f("empty-user-turn", 5086, &[5086], "an empty user turn"),
+            Details::Pause { before: Some(5085), reply: Some(5087), in_a_row: 1 },
+        ),
+        with(
+            f("context-dump", 5087, &[5086, 5087], "a whole-project recap"),
+            Details::Recap {
+                chars: 5379,
+                median: 45,
+                sections: vec!["done".into(), "state".into()],
+                after: Some(cited(5086, "an empty user turn")),
+            },
+        ),
+        with(
+            f("polling-timeout", 5069, &[5069], "the wait loop ran out of attempts"),
+            Details::Wait { waits: vec![5069], command: None, how: "printed CRASHED".into() },
+        ),
         belief(
             f("user-pushback", 2795, &[2792, 2795], "the user reports n-gram is slower than the baseline"),
             Some((2792, "Checking how n-gram is wired in `python/sglang/srt/model_executor/cuda_graph_runner.py`.")),

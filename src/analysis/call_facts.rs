@@ -686,6 +686,66 @@ fn written_file(c: &SimpleCommand) -> Option<String> {
         .map(|r| r.target.clone())
 }
 
+/// How finely [`CallFacts::subject`] tells calls apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grain {
+    /// What the program run goes by (`cargo fmt`, `pytest` for `python -m pytest tests/`,
+    /// `train.py`; see [`entry_of`]): its attempts with other arguments are the same.
+    Program,
+    /// The command line as run, on one line: "failed three times" is said of that line.
+    Line,
+}
+
+impl CallFacts {
+    /// What a call is about, for telling its repeats and attempts apart from other work:
+    /// its program or its command line (see [`Grain`]); a call with no command line is
+    /// its tool and the file it worked on, and a read of a background command's output
+    /// is about that command.
+    pub fn subject(&self, grain: Grain) -> String {
+        if grain == Grain::Program && self.continues.is_some() {
+            return self.label.clone();
+        }
+        let Some(cmd) = self.command.as_deref() else {
+            return match (&self.file, grain) {
+                (Some(p), Grain::Program) => format!("{} {}", self.tool, p.rsplit(['/', '\\']).next().unwrap_or(p)),
+                _ => self.tool.clone(),
+            };
+        };
+        if grain == Grain::Line {
+            return one_line(cmd);
+        }
+        let script = shell::parse(cmd);
+        match script.commands.iter().rev().find(|c| c.name() == self.program && !c.in_substitution) {
+            Some(c) => command_subject(c),
+            None => self.program.clone(),
+        }
+    }
+}
+
+/// A command's subject: its entry point, or for inline code (`python -c "…"`, `node -e
+/// "…"`) what the snippet works on — the first file it names in quotes, else its first
+/// statement — since each snippet is its own program, and its fixed versions (the same
+/// file read with `encoding='utf-8'`) are the same one.
+pub fn command_subject(c: &SimpleCommand) -> String {
+    match c.flag_value(Some('c'), None).or_else(|| c.flag_value(Some('e'), None)) {
+        Some(code)
+            if ["python", "node", "ruby", "perl", "bash", "sh", "zsh"].iter().any(|p| c.name().starts_with(p)) =>
+        {
+            let what = QUOTED_FILE
+                .captures(code)
+                .map(|m| m[1].to_string())
+                .unwrap_or_else(|| code.split([';', '\n']).next().unwrap_or(code).trim().to_string());
+            let name = c.name().trim_end_matches(|ch: char| ch.is_ascii_digit() || ch == '.');
+            format!("{name} -c {what}")
+        }
+        _ => entry_of(c),
+    }
+}
+
+/// A file named in quotes inside inline code (`Path('src/app.tsx')`, `open("data.json")`).
+static QUOTED_FILE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"['"]([\w./\\-]+\.\w{1,5})['"]"#).expect("static regex"));
+
 /// The entry point of the `program` run in a command line (see [`entry_of`]).
 pub fn entry_of_command(cmd: &str, program: &str) -> Option<String> {
     let script = shell::parse(cmd);

@@ -28,7 +28,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::empty_user_turn::is_empty_turn;
-use super::{Detector, Finding, SessionView, Telling};
+use super::{Cited, Details, Detector, Finding, SessionView, Telling};
 use crate::analysis::text::{and_list, thousands};
 use crate::model::{Message, Origin, Role};
 
@@ -151,13 +151,19 @@ impl Detector for ContextDump {
                 s.push_str(&format!(", right after {why}"));
                 evidence.push(p.idx);
             }
+            let details = Details::Recap {
+                chars: len as u64,
+                median: if few { 0 } else { median as u64 },
+                sections: names,
+                after: prompt.map(|(p, why)| Cited { idx: p.idx, text: why.to_string() }),
+            };
             out.push(Finding {
                 detector: self.id().into(),
                 key: m.idx,
                 evidence,
                 summary: s,
                 command: None,
-                details: None,
+                details: Some(details),
             });
         }
     }

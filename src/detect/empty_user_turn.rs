@@ -6,7 +6,7 @@
 //! [`Message::is_typed_user`] plus blank text and no calls. A turn holding only an image
 //! is not empty: the parsers give it the text `[image]`.
 
-use super::{Detector, Finding, SessionView, Telling};
+use super::{Details, Detector, Finding, SessionView, Telling};
 use crate::analysis::text::{quote, thousands};
 use crate::model::{Message, Role};
 
@@ -65,13 +65,14 @@ impl Detector for EmptyUserTurn {
             if !is_empty_turn(m) {
                 continue;
             }
+            let (summary, details) = summarize(view, i);
             out.push(Finding {
                 detector: self.id().into(),
                 key: m.idx,
                 evidence: vec![m.idx],
-                summary: summarize(view, i),
+                summary,
                 command: None,
-                details: None,
+                details: Some(details),
             });
         }
     }
@@ -93,7 +94,7 @@ pub fn is_empty_turn(m: &Message) -> bool {
 
 /// "empty user turn after the agent ran `for i in …`; the agent's reply runs 9,812
 /// chars", or "…, the 3rd in a row".
-fn summarize(view: &SessionView, i: usize) -> String {
+fn summarize(view: &SessionView, i: usize) -> (String, Details) {
     let m = &view.messages[i];
     let what = if m.text.is_empty() { "empty user turn" } else { "whitespace-only user turn" };
     let mut s = what.to_string();
@@ -135,7 +136,9 @@ fn summarize(view: &SessionView, i: usize) -> String {
             s.push_str(&format!("; the agent answered by running `{}`", quote(first_line(cmd), 60)));
         }
     }
-    s
+    let details =
+        Details::Pause { before: before.map(|p| p.idx), reply: after.map(|n| n.idx), in_a_row: in_a_row as u32 };
+    (s, details)
 }
 
 fn ordinal(n: usize) -> String {

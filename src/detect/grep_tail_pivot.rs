@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Detector, Finding, SessionView, Telling};
+use super::{Cited, Details, Detector, Finding, SessionView, Telling};
 use crate::analysis::searches::{self, PositionalRead, Search, Shape, payload};
 use crate::analysis::statements::{prose, sentences};
 use crate::analysis::text::{clip_line, human_bytes};
@@ -246,6 +246,17 @@ fn failed_searches(msgs: &[Message], i: usize, read: &PositionalRead) -> Vec<Fai
     failed
 }
 
+/// A search as its finding cites it: its message and the command line that ran it (or
+/// the search described, for a tool's structured call).
+fn search_cited(m: &Message, s: &Search) -> Cited {
+    let command = m
+        .calls
+        .iter()
+        .find(|c| searches::searches(c).iter().any(|x| x.pattern == s.pattern && x.program == s.program))
+        .and_then(|c| c.command.clone());
+    Cited { idx: m.idx, text: command.unwrap_or_else(|| format!("{} {}", s.describe(), s.pattern)) }
+}
+
 fn summary(msgs: &[Message], i: usize, read: &PositionalRead, failed: &[Failed]) -> String {
     let last = &failed[0];
     let name = read.target.name();
@@ -297,15 +308,19 @@ impl Detector for GrepTailPivot {
                     evidence.push(m.idx);
                     evidence.sort_unstable();
                     evidence.dedup();
+                    let command = c.command.clone().unwrap_or_else(|| format!("{} {}", read.how, read.target.name()));
+                    let details = Details::Search {
+                        searches: failed.iter().rev().map(|f| search_cited(&msgs[f.pos], &f.search)).collect(),
+                        why: failed[0].why.phrase(),
+                        read: Some(Cited { idx: m.idx, text: command.clone() }),
+                    };
                     out.push(Finding {
                         detector: self.id().into(),
                         key: m.idx,
                         evidence,
                         summary: summary(msgs, i, &read, &failed),
-                        command: Some(
-                            c.command.clone().unwrap_or_else(|| format!("{} {}", read.how, read.target.name())),
-                        ),
-                        details: None,
+                        command: Some(command),
+                        details: Some(details),
                     });
                     break 'calls;
                 }

@@ -113,6 +113,55 @@ pub enum Details {
         /// Each switch, first to last: its message and the state it switched to.
         switches: Vec<Cited>,
     },
+    /// Searches whose output did not answer (swamped, cut, or dismissed), and the read by
+    /// position that went around them when there was one.
+    Search {
+        /// The searches, first to last: their message and command.
+        searches: Vec<Cited>,
+        /// How the output failed them, in the detector's words (`the tool cut 80% of its
+        /// output (…)`, `returned a 14 KB line`).
+        why: String,
+        /// The read of the same file by position that came instead (`tail -n 50 app.log`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        read: Option<Cited>,
+    },
+    /// A wait for readiness that ran out of attempts or time.
+    Wait {
+        /// The waits that ran out, first to last (one for a loop in one command line).
+        waits: Vec<u32>,
+        /// What was waited on: the loop's command line, or the command a waiting tool
+        /// waited for.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        command: Option<String>,
+        /// How it ran out, in the detector's words (`ran all 10 attempts without
+        /// printing "up"`, `timed out after 120 s`).
+        how: String,
+    },
+    /// A reply far longer than the session's usual one that recaps the work.
+    Recap {
+        /// Its length in characters.
+        chars: u64,
+        /// The session's median reply in characters (0: too few replies to say).
+        median: u64,
+        /// The recap's sections (`done`, `state`, `next steps`…).
+        sections: Vec<String>,
+        /// What it came right after, when a prompt set it off: the message and what it
+        /// was (`an empty user turn`, `a context compaction`, `a nudge to carry on`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after: Option<Cited>,
+    },
+    /// A turn of the person's with nothing in it.
+    Pause {
+        /// The last message that said or did something before it (the agent's, or the
+        /// person's own).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        before: Option<u32>,
+        /// The agent's answer to it (none when the person spoke again first).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reply: Option<u32>,
+        /// Empty turns in a row, this one included.
+        in_a_row: u32,
+    },
 }
 
 /// What undid a belief.

@@ -1,7 +1,7 @@
 //! `noisy-search`: a pattern search whose output was swamped by a few huge lines or
 //! truncated by the tool, so the matches it was after are buried.
 
-use super::{Detector, Finding, SessionView, Telling};
+use super::{Cited, Details, Detector, Finding, SessionView, Telling};
 use crate::analysis::searches::{self, Shape, payload};
 use crate::analysis::text::{clip_line, human_bytes};
 
@@ -102,8 +102,12 @@ impl Detector for NoisySearch {
                         key: m.idx,
                         evidence: vec![m.idx],
                         summary: format!("{}: {what}", s.describe()),
-                        command: Some(command),
-                        details: None,
+                        command: Some(command.clone()),
+                        details: Some(Details::Search {
+                            searches: vec![Cited { idx: m.idx, text: command }],
+                            why: what,
+                            read: None,
+                        }),
                     });
                     break 'calls;
                 }

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Detector, Finding, LOOKAHEAD, SessionView, Telling};
+use super::{Details, Detector, Finding, LOOKAHEAD, SessionView, Telling};
 use crate::analysis::liveness::{describe_probe, is_probe};
 use crate::analysis::searches::{self, echoed_literals, payload};
 use crate::analysis::text::clip_line;
@@ -294,7 +294,7 @@ impl Detector for PollingTimeout {
                     evidence: vec![m.idx],
                     summary: format!("{} {how}", describe_wait(&wait)),
                     command: c.command.clone(),
-                    details: None,
+                    details: Some(Details::Wait { waits: vec![m.idx], command: c.command.clone(), how }),
                 });
                 break;
             }
@@ -448,18 +448,23 @@ fn tool_waits(id: &str, messages: &[Message], out: &mut Vec<Finding>) {
             [one] => format!("after {one}"),
             all => format!("{} times ({})", all.len(), all.join(", ")),
         };
-        let summary = if first.result.as_ref().is_some_and(|r| r.timed_out) {
-            format!("{} waiting for {what} timed out {times} with it still running", first.name)
+        let how = if first.result.as_ref().is_some_and(|r| r.timed_out) {
+            format!("timed out {times} with it still running")
         } else {
-            format!("{} waiting for {what} came back with nothing new {times}; it was never seen to finish", first.name)
+            format!("came back with nothing new {times}; it was never seen to finish")
+        };
+        let details = Details::Wait {
+            waits: waits.iter().map(|(p, _)| messages[*p].idx).collect(),
+            command: command.map(str::to_string),
+            how: how.clone(),
         };
         out.push(Finding {
             detector: id.into(),
             key: messages[first_pos].idx,
             evidence,
-            summary,
+            summary: format!("{} waiting for {what} {how}", first.name),
             command: command.map(str::to_string),
-            details: None,
+            details: Some(details),
         });
     }
 }

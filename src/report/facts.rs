@@ -12,11 +12,11 @@ use serde::Serialize;
 
 use super::glossary::{Glossary, Term};
 use super::story::{Beat, Experiment, Moment, Paragraph, Quote, SearchFacts};
-use crate::analysis::call_facts::CallFacts;
+use crate::analysis::call_facts::{CallFacts, Grain};
 use crate::analysis::claims;
 use crate::analysis::text::display_path;
 use crate::analysis::text::{clip, clock, duration, one_line, quote, secs_between, sentences, sentences_where};
-use crate::detect::{self, Finding};
+use crate::detect::{self, Details, Finding};
 use crate::model::{Message, Origin, Role, Session};
 
 /// What a person asked, without what clients and prompt templates put around it: the
@@ -899,6 +899,9 @@ impl<'a> Builder<'a> {
                 at: None,
             };
         let detector = ep.pattern.as_ref().map(|p| p.detector.as_str()).unwrap_or("");
+        // What the finding rests on decides what it assumed, not which detector found it.
+        let finding =
+            ep.pattern.as_ref().and_then(|p| self.findings.iter().find(|f| f.key == p.key && f.detector == p.detector));
         let mo = ep.moment.as_ref();
         // A crash believed before this moment and taken back after it.
         let premise = self.findings.iter().filter(|f| detect::telling(&f.detector).premise).find_map(|f| {
@@ -908,8 +911,8 @@ impl<'a> Builder<'a> {
             (claimed < ep.key && undone.idx > ep.key && undone.idx <= ep.key + 40)
                 .then(|| (m.alarm.clone().or(m.claim.clone()), undone.clone()))
         });
-        match detector {
-            "grep-tail-pivot" | "noisy-search" | "" => {
+        match (finding, finding.and_then(|f| f.details.as_ref())) {
+            (None, _) | (_, Some(Details::Search { .. })) => {
                 if let Some(r) = &ep.read
                     && r.window.is_some()
                 {
@@ -932,9 +935,8 @@ impl<'a> Builder<'a> {
                 }
                 // A finding's searches; a message on its own is judged by its own search.
                 let own: Vec<SearchFacts> = s.message(ep.key).and_then(|m| self.search_of(m)).into_iter().collect();
-                let searches: Vec<&SearchFacts> = match detector {
-                    "noisy-search" => mo.map(|m| m.searches.iter().collect()).unwrap_or_default(),
-                    "grep-tail-pivot" => ep.searches.iter().collect(),
+                let searches: Vec<&SearchFacts> = match mo {
+                    Some(m) if finding.is_some() => m.searches.iter().collect(),
                     _ => own.iter().collect(),
                 };
                 if let Some(sf) = searches.iter().find(|x| x.pattern.is_some()) {
@@ -961,7 +963,10 @@ impl<'a> Builder<'a> {
                     out.push(a);
                 }
             }
-            "false-crash-alarm" => {
+            // The person's pushback assumed nothing of the assistant's that this names.
+            (_, Some(Details::Belief { undone: Some(u), .. })) if u.how == "pushback" => {}
+            // A belief undone later: an alarm read as a crash.
+            (Some(f), Some(Details::Belief { undone, .. })) if undone.as_ref().is_none_or(|u| u.idx != f.key) => {
                 if let Some(m) = mo {
                     out.push(mk(
                         "keyword-means-crash",
@@ -971,7 +976,8 @@ impl<'a> Builder<'a> {
                     ));
                 }
             }
-            "self-correction" => {
+            // A claim taken back where the finding is keyed.
+            (_, Some(Details::Belief { .. })) => {
                 if let Some(m) = mo {
                     let mut a =
                         mk("claim-holds", "failed", m.claim.as_ref().map(|c| c.text.clone()), m.retraction.clone());
@@ -980,7 +986,7 @@ impl<'a> Builder<'a> {
                     out.push(a);
                 }
             }
-            "polling-timeout" => {
+            (_, Some(Details::Wait { .. })) => {
                 if let Some(w) = mo.and_then(|m| m.wait.as_ref()) {
                     let subject = match (w.attempts, &w.interval, &w.budget) {
                         (Some(n), Some(i), Some(b)) => Some(format!("{n} attempts, {i} apart ({b})")),
@@ -994,7 +1000,7 @@ impl<'a> Builder<'a> {
                     ));
                 }
             }
-            "confounded-change" => {
+            (_, Some(Details::Relaunch { .. })) => {
                 if let Some(x) = mo.and_then(|m| m.experiment.as_ref()) {
                     let later = s.message(ep.key).and_then(|m| self.experiment(m, s.messages.len()));
                     let (outcome, ev) = match later.as_ref().map(|(x, _)| x) {
@@ -1026,12 +1032,12 @@ impl<'a> Builder<'a> {
                     out.push(a);
                 }
             }
-            "empty-user-turn" => {
+            (_, Some(Details::Pause { .. })) => {
                 if let Some(m) = mo {
                     out.push(mk("knows-next", if m.reply.is_some() { "held" } else { "open" }, None, m.reply.clone()));
                 }
             }
-            "retry-loop" => {
+            (_, Some(Details::Runs { .. })) => {
                 if let Some(m) = mo {
                     let mut a = mk("retry-differs", "failed", m.command.clone(), m.runs.last().cloned());
                     if m.situations.contains(&"folder-changed") {
@@ -1469,7 +1475,7 @@ impl<'a> Builder<'a> {
                 if !f.failed() {
                     continue;
                 }
-                let sig = signature(&f);
+                let sig = f.subject(Grain::Line);
                 if let Some(g) = groups.iter_mut().find(|g| g.signature == sig) {
                     g.count += 1;
                     g.last_idx = m.idx;
@@ -1694,15 +1700,6 @@ fn ep_cites(ep: &EpisodeFacts) -> Vec<u32> {
     v.extend(ep.reading.iter().map(|q| q.idx));
     v.extend(ep.assumptions.iter().filter_map(|a| a.evidence.as_ref().map(|q| q.idx)));
     v
-}
-
-/// What a failed call is, for grouping repeats: its command line (the list names it,
-/// so "failed three times" is said of that line, not of three lines alike), or the tool.
-fn signature(f: &CallFacts) -> String {
-    match &f.command {
-        Some(cmd) => one_line(cmd),
-        None => f.tool.clone(),
-    }
 }
 
 /// The settings of `program` that differ between command lines `then` and `now`: changed

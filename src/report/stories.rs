@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use super::facts::{Builder, request_text};
 use super::story::Quote;
-use crate::analysis::call_facts::{CallFacts, entry_of};
+use crate::analysis::call_facts::{CallFacts, Grain, command_subject};
 use crate::analysis::calls;
 use crate::analysis::claims::{self, Kind};
 use crate::analysis::text::{clip, clock, content_words, duration, one_line, secs_between};
@@ -122,51 +122,6 @@ impl Story {
     }
 }
 
-/// What a call is about, for telling its attempts apart from other work: what the
-/// program it ran goes by (`cargo fmt`, `pytest` for `python -m pytest tests/`,
-/// `train.py`; see [`entry_of`]), or the tool and the file it worked on.
-pub fn subject(f: &CallFacts) -> String {
-    // A read of a background command's output is about that command.
-    if f.continues.is_some() {
-        return f.label.clone();
-    }
-    let Some(cmd) = f.command.as_deref() else {
-        return match &f.file {
-            Some(p) => format!("{} {}", f.tool, p.rsplit(['/', '\\']).next().unwrap_or(p)),
-            None => f.tool.clone(),
-        };
-    };
-    let script = crate::shell::parse(cmd);
-    match script.commands.iter().rev().find(|c| c.name() == f.program && !c.in_substitution) {
-        Some(c) => command_subject(c),
-        None => f.program.clone(),
-    }
-}
-
-/// A command's subject: its entry point, or for inline code (`python -c "…"`, `node -e
-/// "…"`) what the snippet works on — the first file it names in quotes, else its first
-/// statement — since each snippet is its own program, and its fixed versions (the same
-/// file read with `encoding='utf-8'`) are the same one.
-fn command_subject(c: &crate::shell::SimpleCommand) -> String {
-    match c.flag_value(Some('c'), None).or_else(|| c.flag_value(Some('e'), None)) {
-        Some(code)
-            if ["python", "node", "ruby", "perl", "bash", "sh", "zsh"].iter().any(|p| c.name().starts_with(p)) =>
-        {
-            let what = QUOTED_FILE
-                .captures(code)
-                .map(|m| m[1].to_string())
-                .unwrap_or_else(|| code.split([';', '\n']).next().unwrap_or(code).trim().to_string());
-            let name = c.name().trim_end_matches(|ch: char| ch.is_ascii_digit() || ch == '.');
-            format!("{name} -c {what}")
-        }
-        _ => entry_of(c),
-    }
-}
-
-/// A file named in quotes inside inline code (`Path('src/app.tsx')`, `open("data.json")`).
-static QUOTED_FILE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"['"]([\w./\\-]+\.\w{1,5})['"]"#).expect("static regex"));
-
 /// A program's answer to an option it does not know.
 static UNKNOWN_OPTION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:unknown|unrecognized|unrecognised|invalid|unexpected) (?:option|flag|argument)")
@@ -262,7 +217,7 @@ fn same_root(a: (Option<&str>, Option<&str>), b: (Option<&str>, Option<&str>)) -
 /// Every subject a call works on: its own, and that of each command of its command line
 /// (`ruff check x && pytest` is a `ruff check` too).
 fn subjects(f: &CallFacts) -> Vec<String> {
-    let mut v = vec![subject(f)];
+    let mut v = vec![f.subject(Grain::Program)];
     if let Some(cmd) = f.command.as_deref() {
         v.extend(crate::shell::parse(cmd).commands.iter().filter(|c| !c.in_substitution).map(command_subject));
     }
@@ -303,7 +258,11 @@ impl Builder<'_> {
         Attempt {
             idx: m.idx,
             time: clock(m.timestamp),
-            command: f.continues.clone().or_else(|| f.command_short.clone()).unwrap_or_else(|| subject(f)),
+            command: f
+                .continues
+                .clone()
+                .or_else(|| f.command_short.clone())
+                .unwrap_or_else(|| f.subject(Grain::Program)),
             failed: f.failed(),
             // A tool's refusal, or the harness's for a command that never ran, is its
             // whole output ("File has not been read yet.", "Command rejected because it
@@ -392,7 +351,7 @@ impl Builder<'_> {
                 {
                     continue;
                 }
-                let subj = subject(f);
+                let subj = f.subject(Grain::Program);
                 let error = self.attempt(m, f).error;
                 let shape = error_shape(error.as_deref());
                 if told.iter().any(|(t, sh, end, e, cmd)| {

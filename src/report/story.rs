@@ -879,8 +879,11 @@ impl<'a> Builder<'a> {
         let between = |a: &Message, b: &Message| {
             (Some(b.idx - a.idx.min(b.idx)), secs_between(a.timestamp, b.timestamp).map(duration))
         };
-        match f.detector.as_str() {
-            "confounded-change" => {
+        // Told by the kind of facts the finding carries, not by which detector found it:
+        // a new detector that fills in a kind of details that exists is told as it is.
+        let Some(details) = &f.details else { return mo };
+        match details {
+            Details::Relaunch { .. } => {
                 let pos = self.pos_of(f.key);
                 let found =
                     self.experiment(key_msg, pos + 1).or_else(|| self.relaunch_of(key_msg, earlier.first().copied()));
@@ -895,9 +898,19 @@ impl<'a> Builder<'a> {
                     mo.experiment = Some(x);
                 }
             }
-            "false-crash-alarm" | "self-correction" => {
-                let alarm_msg =
-                    if f.detector == "false-crash-alarm" { Some(key_msg) } else { earlier.first().copied() };
+            // The person's pushback: the assistant's words they answered, and their own.
+            Details::Belief { claim, undone } if undone.as_ref().is_some_and(|u| u.how == "pushback") => {
+                if let Some(c) = claim {
+                    mo.claim = Some(quote_of(c));
+                    mo.distance = Some(f.key.saturating_sub(c.idx));
+                }
+                mo.retraction = undone.as_ref().map(|u| Quote { idx: u.idx, text: u.text.clone() });
+            }
+            Details::Belief { claim, undone } => {
+                // Keyed on the belief (an alarm, later refuted), or on what undid it (a
+                // retraction of an earlier claim).
+                let keyed_on_undoing = undone.as_ref().is_some_and(|u| u.idx == f.key);
+                let alarm_msg = if keyed_on_undoing { earlier.first().copied() } else { Some(key_msg) };
                 if let Some(a) = alarm_msg {
                     let printed = self
                         .facts_of(a)
@@ -929,31 +942,28 @@ impl<'a> Builder<'a> {
                     }
                 }
                 // What was believed and what undid it, as the detector found them.
-                if let Some(Details::Belief { claim, undone }) = &f.details {
-                    if f.detector == "self-correction" {
-                        mo.claim = mo.alarm.clone();
-                        if mo.claim.is_none() {
-                            // An admission: the claim is the statement the detector found.
-                            mo.claim = claim.as_ref().map(quote_of);
-                            mo.situations.push("admission");
-                        }
-                    }
-                    if let Some(u) = undone {
-                        let kind = match u.how.as_str() {
-                            "retraction" => "retraction",
-                            "progress" => "progress",
-                            _ => "ready",
-                        };
-                        mo.disproof = Some(Quote { idx: u.idx, text: u.text.clone() });
-                        mo.disproof_kind = Some(kind);
+                if keyed_on_undoing {
+                    mo.claim = mo.alarm.clone();
+                    if mo.claim.is_none() {
+                        // An admission: the claim is the statement the detector found.
+                        mo.claim = claim.as_ref().map(quote_of);
+                        mo.situations.push("admission");
                     }
                 }
-                if f.detector == "self-correction" {
+                if let Some(u) = undone {
+                    let kind = match u.how.as_str() {
+                        "retraction" => "retraction",
+                        "progress" => "progress",
+                        _ => "ready",
+                    };
+                    mo.disproof = Some(Quote { idx: u.idx, text: u.text.clone() });
+                    mo.disproof_kind = Some(kind);
+                }
+                let (a, b) = if keyed_on_undoing {
                     mo.retraction = mo.disproof.clone().filter(|_| mo.disproof_kind == Some("retraction"));
-                }
-                let (a, b) = match f.detector.as_str() {
-                    "false-crash-alarm" => (Some(f.key), mo.disproof.as_ref().map(|d| d.idx)),
-                    _ => (mo.claim.as_ref().map(|c| c.idx), Some(f.key)),
+                    (mo.claim.as_ref().map(|c| c.idx), Some(f.key))
+                } else {
+                    (Some(f.key), mo.disproof.as_ref().map(|d| d.idx))
                 };
                 if let (Some(a), Some(b)) = (a.and_then(|i| s.message(i)), b.and_then(|i| s.message(i))) {
                     (mo.distance, mo.elapsed) = between(a, b);
@@ -962,35 +972,32 @@ impl<'a> Builder<'a> {
                     mo.situations.push(k);
                 }
             }
-            "noisy-search" => {
-                mo.searches.extend(self.search_of(key_msg));
+            Details::Search { searches, read, .. } => {
+                mo.searches =
+                    searches.iter().filter_map(|c| s.message(c.idx)).filter_map(|m| self.search_of(m)).collect();
                 if mo.searches.iter().any(|x| x.truncated.is_some()) {
                     mo.situations.push("truncated");
                 } else if mo.searches.iter().any(|x| x.dump.is_some()) {
                     mo.situations.push("dump");
                 }
-            }
-            "grep-tail-pivot" => {
-                mo.searches = earlier.iter().filter_map(|m| self.search_of(m)).collect();
-                mo.read = self.facts_of(key_msg).iter().find(|c| c.action == "read").cloned();
-                mo.dismissal = first_of(&key_msg.text, &[Kind::Reason, Kind::Conclusion, Kind::Other]);
-                if mo.searches.iter().any(|x| x.truncated.is_some()) {
-                    mo.situations.push("truncated");
-                } else if mo.searches.iter().any(|x| x.dump.is_some()) {
-                    mo.situations.push("dump");
-                }
-                if let Some(first) = earlier.first() {
-                    mo.elapsed = secs_between(first.timestamp, key_msg.timestamp).map(duration);
+                // The read by position that came instead, and what the assistant said of the searches.
+                if let Some(r) = read.as_ref().and_then(|r| s.message(r.idx)) {
+                    mo.read = self.facts_of(r).iter().find(|c| c.action == "read").cloned();
+                    mo.dismissal = first_of(&r.text, &[Kind::Reason, Kind::Conclusion, Kind::Other]);
+                    if let Some(first) = searches.first().and_then(|c| s.message(c.idx)) {
+                        mo.elapsed = secs_between(first.timestamp, r.timestamp).map(duration);
+                    }
                 }
             }
-            "polling-timeout" => {
-                mo.wait = self.wait_of(key_msg);
+            Details::Wait { waits, command: _, how: _ } => {
+                let first = waits.first().and_then(|i| s.message(*i)).unwrap_or(key_msg);
+                mo.wait = self.wait_of(first);
                 if mo.wait.is_none() {
                     // `kubectl wait`, a tool's time limit: no loop to describe.
-                    let c = self.facts_of(key_msg).iter().find(|c| c.command.is_some());
+                    let c = self.facts_of(first).iter().find(|c| c.command.is_some());
                     if let Some(c) = c {
                         mo.wait = Some(WaitFacts {
-                            idx: f.key,
+                            idx: first.idx,
                             command: c.command_short.clone(),
                             probe: None,
                             attempts: None,
@@ -1011,11 +1018,11 @@ impl<'a> Builder<'a> {
                     }
                 }
             }
-            "retry-loop" => {
-                if let Some(Details::Runs { folder_changed: true, .. }) = &f.details {
+            Details::Runs { runs, folder_changed, .. } => {
+                if *folder_changed {
                     mo.situations.push("folder-changed");
                 }
-                for m in f.evidence.iter().filter_map(|i| s.message(*i)) {
+                for m in runs.iter().filter_map(|i| s.message(*i)) {
                     let line = self.facts_of(m).iter().filter_map(|c| c.output.as_ref()).find_map(|o| o.failure_line());
                     if let Some(l) = line {
                         mo.runs.push(Quote { idx: m.idx, text: l });
@@ -1025,20 +1032,18 @@ impl<'a> Builder<'a> {
                     mo.command = self.facts_of(key_msg).iter().find_map(|c| c.command_short.clone());
                 }
             }
-            "oscillation" => {
+            Details::Flips { of, subject, states, switches } => {
                 // The two states and each switch, as the detector found them.
-                if let Some(Details::Flips { of, subject, states, switches }) = &f.details {
-                    mo.situations.push(match of.as_str() {
-                        "setting" => "setting",
-                        "commands" => "commands",
-                        _ => "lines",
-                    });
-                    mo.flipped = Some(subject.clone());
-                    mo.states = states.to_vec();
-                    mo.runs = switches.iter().map(quote_of).collect();
-                }
+                mo.situations.push(match of.as_str() {
+                    "setting" => "setting",
+                    "commands" => "commands",
+                    _ => "lines",
+                });
+                mo.flipped = Some(subject.clone());
+                mo.states = states.to_vec();
+                mo.runs = switches.iter().map(quote_of).collect();
             }
-            "context-dump" => {
+            Details::Recap { after, .. } => {
                 mo.recap = self.recap_of(key_msg).or_else(|| {
                     Some(Recap {
                         idx: f.key,
@@ -1049,7 +1054,7 @@ impl<'a> Builder<'a> {
                         next_steps: next_steps(&key_msg.text),
                     })
                 });
-                if let Some(trigger) = earlier.first() {
+                if let Some(trigger) = after.as_ref().and_then(|a| s.message(a.idx)) {
                     mo.situations.push(match (trigger.role, trigger.origin) {
                         (Role::User, _) if trigger.text.trim().is_empty() => "after-empty-turn",
                         (Role::System, Origin::CompactSummary) => "after-compaction",
@@ -1058,23 +1063,23 @@ impl<'a> Builder<'a> {
                     });
                 }
             }
-            "empty-user-turn" => {
+            Details::Pause { before, reply, .. } => {
                 let pos = self.pos_of(f.key);
                 if let Some(prev) = s.messages[..pos].iter().rev().find(|m| m.role != Role::System) {
                     // The pause runs from the last thing that happened: a call's result
                     // comes back after the message that made it.
                     let last = prev.calls.iter().filter_map(|c| c.result.as_ref()?.timestamp).max().or(prev.timestamp);
                     mo.gap = secs_between(last, key_msg.timestamp).map(duration);
-                    if prev.role == Role::Assistant {
-                        let q = if prev.text.trim().is_empty() {
-                            self.facts_of(prev).iter().find_map(|c| c.command_short.clone().or(c.file.clone()))
-                        } else {
-                            Some(sentences(&prev.text, 1, QUOTE))
-                        };
-                        mo.before = q.map(|t| Quote { idx: prev.idx, text: t });
-                    }
                 }
-                if let Some(reply) = s.messages[pos + 1..].iter().find(|m| m.role == Role::Assistant) {
+                if let Some(prev) = before.and_then(|i| s.message(i)).filter(|p| p.role == Role::Assistant) {
+                    let q = if prev.text.trim().is_empty() {
+                        self.facts_of(prev).iter().find_map(|c| c.command_short.clone().or(c.file.clone()))
+                    } else {
+                        Some(sentences(&prev.text, 1, QUOTE))
+                    };
+                    mo.before = q.map(|t| Quote { idx: prev.idx, text: t });
+                }
+                if let Some(reply) = reply.and_then(|i| s.message(i)) {
                     mo.reply_chars = reply.char_len();
                     let q = if reply.text.trim().is_empty() {
                         self.facts_of(reply).iter().find_map(|c| c.command_short.clone())
@@ -1087,18 +1092,6 @@ impl<'a> Builder<'a> {
                     }
                 }
             }
-            "user-pushback" => {
-                // The assistant's words the person answered, and the person's own, as the
-                // detector found them.
-                if let Some(Details::Belief { claim, undone }) = &f.details {
-                    if let Some(c) = claim {
-                        mo.claim = Some(quote_of(c));
-                        mo.distance = Some(f.key.saturating_sub(c.idx));
-                    }
-                    mo.retraction = undone.as_ref().map(|u| Quote { idx: u.idx, text: u.text.clone() });
-                }
-            }
-            _ => {}
         }
         mo
     }

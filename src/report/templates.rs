@@ -153,7 +153,7 @@ impl Templates {
             kw.assert_all_used()?;
             let (table, key, n) = lookup(&one, &key, &facts, x.as_ref())?;
             let seed = facts.get_attr("seed").ok().map(|s| s.to_string()).unwrap_or_default();
-            let extra = x.as_ref().map(|v| v.to_string()).unwrap_or_default();
+            let extra = x.as_ref().map(identity).unwrap_or_default();
             let pick = (stable_hash(&[&table, &key, &seed, &extra]) % n as u64) as usize;
             render_phrase(state, &table, &key, pick, ext, &facts, x)
         });
@@ -174,6 +174,20 @@ impl Templates {
         super::export::filters::register(&mut env);
         Ok(env)
     }
+}
+
+/// What an item handed to `phrase` is, for choosing its variant: its detector, kind and
+/// the message it stands on (a moment's detector and key, a beat's kind and message, an
+/// assumption's kind and seed), so that a change of any other field (a quote clipped
+/// differently, a count) does not change the wording. An item with none of these (a
+/// string, a number) is itself.
+fn identity(x: &Value) -> String {
+    const IDENTITY: &[&str] = &["detector", "kind", "seed", "key", "idx", "at"];
+    let parts: Vec<String> = IDENTITY
+        .iter()
+        .filter_map(|k| x.get_attr(k).ok().filter(|v| !v.is_undefined() && !v.is_none()).map(|v| format!("{k}={v}")))
+        .collect();
+    if parts.is_empty() { x.to_string() } else { parts.join(";") }
 }
 
 fn embedded(name: &str) -> Option<&'static str> {
@@ -259,4 +273,21 @@ fn read_inside(root: &Path, name: &str) -> Result<Option<String>> {
         return Ok(None);
     }
     std::fs::read_to_string(&real).with_context(|| format!("reading template {}", real.display())).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_phrase_variant_follows_the_item_not_its_other_fields() {
+        let item = |quote: &str, idx: u32| {
+            minijinja::context! { kind => "failure", idx => idx, quote => quote, count => 3 }
+        };
+        // The same beat with its quote clipped otherwise is the same item…
+        assert_eq!(identity(&item("cargo test failed", 7)), identity(&item("cargo test fail…", 7)));
+        // …another message's beat is not, and an item without identity is itself.
+        assert_ne!(identity(&item("cargo test failed", 7)), identity(&item("cargo test failed", 8)));
+        assert_eq!(identity(&Value::from("plain")), "plain");
+    }
 }
