@@ -339,6 +339,47 @@ fn every_tool_over_stdio() {
     let fallback = ok(&r, 31);
     assert!(fallback["note"].as_str().unwrap().starts_with("no message has every word"), "{fallback}");
     assert!(fallback["hits"].as_array().unwrap().iter().all(|h| h["found_by"] == json!(["any-word"])), "{fallback}");
+    // The shapes docs/mcp.md lists, key for key.
+    let keys = |v: &Value| {
+        let mut k: Vec<String> =
+            v.as_object().unwrap_or_else(|| panic!("not an object: {v}")).keys().cloned().collect();
+        k.sort();
+        k.join(" ")
+    };
+    assert_eq!(keys(&ok(&r, 0)), "hits next_cursor");
+    assert_eq!(
+        keys(&ok(&r, 0)["hits"][0]),
+        "agent at cite findings found_by line msg project role session snippet source timestamp"
+    );
+    assert_eq!(keys(&ok(&r, 31)), "hits next_cursor note");
+    assert_eq!(keys(&ok(&r, 3)), "next_cursor sessions");
+    assert_eq!(
+        keys(&ok(&r, 3)["sessions"][0]),
+        "agent agent_version cwd detectors ended messages model project session source started title"
+    );
+    assert_eq!(keys(&ok(&r, 5)), "messages next_cursor session");
+    assert_eq!(keys(&ok(&r, 5)["session"]), "agent id messages project source started title");
+    let m = &ok(&r, 5)["messages"][0];
+    assert_eq!(keys(m).replace(" chars_cut", ""), "calls end_line idx line origin role text thinking timestamp");
+    assert_eq!(
+        keys(&m["calls"][0]),
+        "command continues exit_code id input interrupted is_error name output running timed_out"
+    );
+    assert_eq!(keys(&ok(&r, 7)), "findings next_cursor");
+    assert_eq!(
+        keys(&ok(&r, 7)["findings"][0]),
+        "agent cite command detector evidence line msg project session source summary timestamp"
+    );
+    let seen = ok(&r, 13);
+    assert_eq!(keys(&seen), "kind matched_on next_cursor sessions");
+    assert_eq!(
+        keys(&seen["sessions"][0]),
+        "agent episodes first last last_seen occurrences project session source started stopped stopped_how title writeup"
+    );
+    assert_eq!(
+        keys(&seen["sessions"][0]["episodes"][0]),
+        "cite command exit_code failed followed line msg next_occurrence text timestamp"
+    );
     let in_output = ok(&r, 32)["hits"].as_array().unwrap().clone();
     assert_eq!(in_output.iter().map(|h| h["msg"].as_u64().unwrap()).collect::<Vec<_>>(), [5], "{in_output:?}");
     assert!(in_output[0]["snippet"].as_str().unwrap().contains("from .«backoff» import"), "{in_output:?}");

@@ -871,9 +871,22 @@ fn planted_secrets_never_show_and_the_oracle_finds_no_credential() {
                 "detect-secrets found no credential in the planted copies: the oracle sees nothing"
             );
             let mut by_class: BTreeMap<(String, &'static str), usize> = BTreeMap::new();
+            // A credential-shaped finding whose value is no part of any planted secret but
+            // text the copies held anyway — before planting, or around a planted secret (the
+            // `'uptime'` of `ssh deploy@HOST 'uptime'`) — is not a leak: detect-secrets reads
+            // `pass … 'uptime'` as a keyword and its password.
+            let own_text = |v: &str| {
+                let v = v.trim();
+                v.len() >= 3
+                    && !planted.iter().any(|p| p.secret.contains(v) || v.contains(&p.secret))
+                    && (units.iter().any(|u| u.original.iter().any(|(_, t)| t.contains(v)))
+                        || planted.iter().any(|p| p.text.replace(&p.secret, "").contains(v)))
+            };
             for f in &in_outputs {
                 if generic(&f.kind) {
                     *by_class.entry((f.kind.clone(), harmless(&f.secret))).or_default() += 1;
+                } else if own_text(&f.secret) {
+                    *by_class.entry((f.kind.clone(), "the copies' own text, no planted secret")).or_default() += 1;
                 } else {
                     let raw = std::fs::read_to_string(&f.file).unwrap_or_default();
                     let line = raw.lines().nth(f.line.saturating_sub(1) as usize).unwrap_or("");
@@ -881,8 +894,9 @@ fn planted_secrets_never_show_and_the_oracle_finds_no_credential() {
                     let from = line.floor_char_boundary(at.saturating_sub(80));
                     let to = line.ceil_char_boundary((at + f.secret.len() + 80).min(line.len()));
                     failures.push(format!(
-                        "detect-secrets: {} in {} (line {}): {:?}",
+                        "detect-secrets: {} {:?} in {} (line {}): {:?}",
                         f.kind,
+                        f.secret,
                         names[&f.file],
                         f.line,
                         &line[from..to]
