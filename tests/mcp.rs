@@ -346,18 +346,18 @@ fn every_tool_over_stdio() {
         k.sort();
         k.join(" ")
     };
-    assert_eq!(keys(&ok(&r, 0)), "hits next_cursor");
+    assert_eq!(keys(ok(&r, 0)), "hits next_cursor");
     assert_eq!(
         keys(&ok(&r, 0)["hits"][0]),
         "agent at cite findings found_by line msg project role session snippet source timestamp"
     );
-    assert_eq!(keys(&ok(&r, 31)), "hits next_cursor note");
-    assert_eq!(keys(&ok(&r, 3)), "next_cursor sessions");
+    assert_eq!(keys(ok(&r, 31)), "hits next_cursor note");
+    assert_eq!(keys(ok(&r, 3)), "next_cursor sessions");
     assert_eq!(
         keys(&ok(&r, 3)["sessions"][0]),
         "agent agent_version cwd detectors ended messages model project session source started title"
     );
-    assert_eq!(keys(&ok(&r, 5)), "messages next_cursor session");
+    assert_eq!(keys(ok(&r, 5)), "messages next_cursor session");
     assert_eq!(keys(&ok(&r, 5)["session"]), "agent id messages project source started title");
     let m = &ok(&r, 5)["messages"][0];
     assert_eq!(keys(m).replace(" chars_cut", ""), "calls end_line idx line origin role text thinking timestamp");
@@ -365,13 +365,13 @@ fn every_tool_over_stdio() {
         keys(&m["calls"][0]),
         "command continues exit_code id input interrupted is_error name output running timed_out"
     );
-    assert_eq!(keys(&ok(&r, 7)), "findings next_cursor");
+    assert_eq!(keys(ok(&r, 7)), "findings next_cursor");
     assert_eq!(
         keys(&ok(&r, 7)["findings"][0]),
         "agent cite command detector evidence line msg project session source summary timestamp"
     );
     let seen = ok(&r, 13);
-    assert_eq!(keys(&seen), "kind matched_on next_cursor sessions");
+    assert_eq!(keys(seen), "kind matched_on next_cursor sessions");
     assert_eq!(
         keys(&seen["sessions"][0]),
         "agent episodes first last last_seen occurrences project session source started stopped stopped_how title writeup"
