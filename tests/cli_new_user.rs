@@ -109,6 +109,10 @@ fn wrong_values_are_usage_errors() {
         (vec!["report", l, "--format", "pdf"], "unknown report format `pdf`"),
         (vec!["report", l, "--episode", "999999"], "has no message [msg 999999]"),
         (vec!["report", l, "--arc", "900..999"], "has no messages in 900..999"),
+        // An output format given where the transcript format is meant says so.
+        (vec!["index", l, "--format", "json"], "`json` is an output format"),
+        (vec!["show", l, "--format", "html"], "`html` is an output format"),
+        (vec!["index", l, "--format", "nope"], "unknown format `nope`"),
     ] {
         let out = run(&ix, &args);
         let err = stderr(&out);

@@ -57,6 +57,13 @@ pub fn format_arg(name: &Option<String>) -> Result<Option<&'static dyn Format>> 
             Some(f) => Ok(Some(f)),
             None => {
                 let known: Vec<&str> = formats::all().iter().map(|f| f.id()).collect();
+                // `--format json` meant as report's output format (issue 14 item 10).
+                if ["md", "markdown", "html", "json", "text", "txt"].contains(&n.to_lowercase().as_str()) {
+                    crate::usage!(
+                        "`{n}` is an output format, and --format here names the transcript format to read                          (known: {}); for JSON output use --json, for a report `debrief report --format {n}`",
+                        known.join(", ")
+                    )
+                }
                 crate::usage!("unknown format `{n}` (known: {})", known.join(", "))
             }
         },
