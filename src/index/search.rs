@@ -62,36 +62,10 @@ pub enum Part {
 }
 
 impl Part {
-    /// The texts of `m` this part is made of.
-    fn texts<'m>(self, m: &'m Message) -> Vec<Cow<'m, str>> {
-        match self {
-            Part::Text => [&m.text, &m.thinking]
-                .into_iter()
-                .filter(|t| !t.is_empty())
-                .map(|t| Cow::Borrowed(t.as_str()))
-                .collect(),
-            Part::Command => m
-                .calls
-                .iter()
-                .map(|c| match &c.command {
-                    Some(cmd) => Cow::Owned(format!("{}\n{cmd}", c.name)),
-                    None => {
-                        let mut s = format!("{}\n", c.name);
-                        super::writer::push_input_strings(&mut s, &c.input, usize::MAX);
-                        Cow::Owned(s)
-                    }
-                })
-                .collect(),
-            Part::Output => {
-                m.calls.iter().filter_map(|c| c.result.as_ref()).map(|r| Cow::Borrowed(r.output.as_str())).collect()
-            }
-        }
-    }
-
     /// Whether `clauses` (every one, or with `any` at least one) are in this part of `m`;
     /// with no clause, whether the part has any text.
     fn holds(self, m: &Message, clauses: &[Vec<String>], any: bool) -> bool {
-        let texts = self.texts(m);
+        let texts: Vec<Cow<str>> = message_parts(m).into_iter().filter(|p| p.0 == self).map(|p| p.1).collect();
         if clauses.is_empty() {
             return texts.iter().any(|t| !t.trim().is_empty());
         }
@@ -1065,6 +1039,38 @@ fn highlight_cut(text: &str, words: &[String], width: usize, line: Option<u32>, 
     Snippet { text: out, highlights: hl, line }
 }
 
+/// The texts of a message in reading order, each with the part it belongs to and the
+/// source line it comes from: its words, each call's command line (or, for a call
+/// without one, such as an edit, the tool and its input) and output, then its reasoning.
+/// What `--in` checks and what snippets are cut from.
+fn message_parts(m: &Message) -> Vec<(Part, Cow<'_, str>, Option<u32>)> {
+    let mut parts = Vec::new();
+    if !m.text.is_empty() {
+        parts.push((Part::Text, Cow::Borrowed(m.text.as_str()), m.line));
+    }
+    for c in &m.calls {
+        match &c.command {
+            Some(cmd) => parts.push((Part::Command, Cow::Owned(format!("$ {cmd}")), m.line)),
+            None => {
+                let mut s = String::new();
+                super::writer::push_input_strings(&mut s, &c.input, super::writer::INPUT_BYTES);
+                if !s.trim().is_empty() {
+                    parts.push((Part::Command, Cow::Owned(format!("{}: {}", c.name, s.trim())), m.line));
+                }
+            }
+        }
+        if let Some(r) = &c.result
+            && !r.output.is_empty()
+        {
+            parts.push((Part::Output, Cow::Borrowed(r.output.as_str()), r.line.or(m.line)));
+        }
+    }
+    if !m.thinking.is_empty() {
+        parts.push((Part::Text, Cow::Borrowed(m.thinking.as_str()), m.line));
+    }
+    parts
+}
+
 /// Snippet from the part of a message where the query words are, redacted with
 /// `redactor` when there is one (before it is cut, so that highlights point into the
 /// text shown and a match inside a secret cannot leave part of it in view).
@@ -1080,37 +1086,11 @@ fn make_snippet_in(
     part: Option<Part>,
     redactor: Option<&Redactor>,
 ) -> Snippet {
-    let wanted = |p: Part| part.is_none_or(|w| w == p);
-    // Parts in reading order with the source line each comes from.
-    let mut parts: Vec<(Cow<str>, Option<u32>)> = Vec::new();
-    if !m.text.is_empty() && wanted(Part::Text) {
-        parts.push((Cow::Borrowed(&m.text), m.line));
-    }
-    for c in &m.calls {
-        if wanted(Part::Command) {
-            match &c.command {
-                Some(cmd) => parts.push((Cow::Owned(format!("$ {cmd}")), m.line)),
-                // A call without a command line (an edit, a search tool): its input, so
-                // that a match there shows where it is.
-                None => {
-                    let mut s = String::new();
-                    super::writer::push_input_strings(&mut s, &c.input, 4096);
-                    if !s.trim().is_empty() {
-                        parts.push((Cow::Owned(format!("{}: {}", c.name, s.trim())), m.line));
-                    }
-                }
-            }
-        }
-        if let Some(r) = &c.result
-            && !r.output.is_empty()
-            && wanted(Part::Output)
-        {
-            parts.push((Cow::Borrowed(&r.output), r.line.or(m.line)));
-        }
-    }
-    if !m.thinking.is_empty() && wanted(Part::Text) {
-        parts.push((Cow::Borrowed(&m.thinking), m.line));
-    }
+    let parts: Vec<(Cow<str>, Option<u32>)> = message_parts(m)
+        .into_iter()
+        .filter(|(p, _, _)| part.is_none_or(|w| w == *p))
+        .map(|(_, text, line)| (text, line))
+        .collect();
     if parts.is_empty() {
         return Snippet { line: m.line, ..Snippet::default() };
     }
