@@ -166,9 +166,10 @@ pub struct CompletionsArgs {
 pub struct IndexArgs {
     /// Transcript files or folders [default: the agents' own folders]
     pub paths: Vec<PathBuf>,
-    /// Read files as this format instead of detecting it
-    #[arg(long, value_name = "FORMAT")]
-    pub format: Option<String>,
+    /// Read files as this transcript format instead of detecting it (`--format` is
+    /// the older spelling, kept for scripts)
+    #[arg(long, alias = "format", value_name = "FORMAT")]
+    pub input_format: Option<String>,
     /// Throw the index away and build it again
     #[arg(long)]
     pub rebuild: bool,
@@ -271,9 +272,10 @@ pub struct ShowArgs {
     /// Only messages A..B (inclusive; either end may be left out: 5080.., ..20)
     #[arg(long, value_name = "A..B")]
     pub range: Option<String>,
-    /// Read files as this format instead of detecting it
-    #[arg(long, value_name = "FORMAT")]
-    pub format: Option<String>,
+    /// Read files as this transcript format instead of detecting it (`--format` is
+    /// the older spelling, kept for scripts)
+    #[arg(long, alias = "format", value_name = "FORMAT")]
+    pub input_format: Option<String>,
     /// One JSON object per message per line (outputs are never trimmed)
     #[arg(long)]
     pub json: bool,
@@ -314,9 +316,10 @@ pub struct DetectArgs {
     /// Not these detectors (comma-separated ids)
     #[arg(long, value_delimiter = ',')]
     pub ignore: Vec<String>,
-    /// Read files as this format instead of detecting it
-    #[arg(long, value_name = "FORMAT")]
-    pub format: Option<String>,
+    /// Read files as this transcript format instead of detecting it (`--format` is
+    /// the older spelling, kept for scripts)
+    #[arg(long, alias = "format", value_name = "FORMAT")]
+    pub input_format: Option<String>,
     /// One JSON object per finding per line (with --stats: per detector)
     #[arg(long)]
     pub json: bool,

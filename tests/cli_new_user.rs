@@ -113,12 +113,43 @@ fn wrong_values_are_usage_errors() {
         (vec!["index", l, "--format", "json"], "`json` is an output format"),
         (vec!["show", l, "--format", "html"], "`html` is an output format"),
         (vec!["index", l, "--format", "nope"], "unknown format `nope`"),
+        (vec!["detect", l, "--input-format", "md"], "`md` is an output format"),
     ] {
         let out = run(&ix, &args);
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
+
+/// Issue 14 item 10: the transcript format is `--input-format` on every command that reads
+/// transcripts (report's `--format` is its output); `--format` still works where it did.
+#[test]
+fn input_format_names_the_transcript_format_everywhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (ix, d) = indexed(tmp.path());
+    let ledger = d.join("ledger.jsonl");
+    let l = ledger.to_str().unwrap();
+    for cmd in ["show", "detect"] {
+        let new = run(&ix, &[cmd, l, "--json", "--input-format", "claude-code"]);
+        let old = run(&ix, &[cmd, l, "--json", "--format", "claude-code"]);
+        let sniffed = run(&ix, &[cmd, l, "--json"]);
+        assert!(new.status.success(), "{cmd}: {}", stderr(&new));
+        assert_eq!(stdout(&new), stdout(&old), "{cmd}: --format is --input-format");
+        assert_eq!(stdout(&new), stdout(&sniffed), "{cmd}: forcing the sniffed format changes nothing");
+        // Forcing another format is obeyed: the ledger is no Codex rollout.
+        let forced = run(&ix, &[cmd, l, "--json", "--input-format", "codex"]);
+        assert_eq!(forced.status.code(), Some(1), "{cmd}: {}", stderr(&forced));
+        assert!(stderr(&forced).contains("format codex"), "{cmd}: {}", stderr(&forced));
+    }
+    let report = run(&ix, &["report", l, "--input-format", "claude-code", "--format", "json"]);
+    assert!(report.status.success(), "{}", stderr(&report));
+    let index = run(&ix, &["index", l, "--input-format", "claude-code"]);
+    assert!(index.status.success(), "{}", stderr(&index));
+    for cmd in ["index", "show", "detect", "report"] {
+        let help = stdout(&run(&ix, &[cmd, "--help"]));
+        assert!(help.contains("--input-format <FORMAT>"), "{cmd} --help: {help}");
     }
 }
 

@@ -22,7 +22,7 @@ use crate::walk;
 pub fn run(cli: &Cli, args: &DetectArgs) -> Result<i32> {
     let detectors = detect::selection(&args.select, &args.ignore)?;
     let redaction = Redaction::from_args(&args.redact)?;
-    let format = format_arg(&args.format)?;
+    let format = format_arg(&args.input_format)?;
     let targets = if args.paths.is_empty() { indexed(cli)? } else { targets(&cli.index, &args.paths)? };
     let only: HashMap<&Path, &str> =
         targets.iter().filter_map(|t| Some((t.path.as_path(), t.session.as_deref()?))).collect();

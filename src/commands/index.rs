@@ -34,7 +34,7 @@ pub fn run(cli: &Cli, args: &IndexArgs) -> Result<i32> {
     };
     let mut opts = Options::new(roots);
     opts.explicit = explicit;
-    opts.format = format_arg(&args.format)?;
+    opts.format = format_arg(&args.input_format)?;
     opts.progress = !args.quiet && std::io::stderr().is_terminal();
     tune(&mut opts);
     let summary = writer::run(&ix, &opts)?;

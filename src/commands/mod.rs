@@ -49,7 +49,7 @@ pub fn index_dir(arg: &Option<PathBuf>) -> PathBuf {
     arg.clone().unwrap_or_else(crate::index::default_dir)
 }
 
-/// Resolve `--format`.
+/// Resolve `--input-format` (spelled `--format` before report took `--format` for its output).
 pub fn format_arg(name: &Option<String>) -> Result<Option<&'static dyn Format>> {
     match name {
         None => Ok(None),
@@ -60,7 +60,9 @@ pub fn format_arg(name: &Option<String>) -> Result<Option<&'static dyn Format>> 
                 // `--format json` meant as report's output format (issue 14 item 10).
                 if ["md", "markdown", "html", "json", "text", "txt"].contains(&n.to_lowercase().as_str()) {
                     crate::usage!(
-                        "`{n}` is an output format, and --format here names the transcript format to read                          (known: {}); for JSON output use --json, for a report `debrief report --format {n}`",
+                        "`{n}` is an output format; --input-format (or its older spelling --format) \
+                         names the transcript format to read (known: {}); for JSON output use --json, \
+                         for a report `debrief report --format {n}`",
                         known.join(", ")
                     )
                 }

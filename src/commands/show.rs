@@ -59,7 +59,7 @@ impl std::fmt::Display for Range {
 pub fn run(cli: &Cli, args: &ShowArgs) -> Result<i32> {
     let range = args.range.as_deref().map(Range::parse).transpose()?;
     let redaction = Redaction::from_args(&args.redact)?;
-    let format = format_arg(&args.format)?;
+    let format = format_arg(&args.input_format)?;
     let mut files = load(&targets(&cli.index, &args.paths)?, format)?;
     for s in files.iter_mut().flat_map(|f| &mut f.sessions) {
         redaction.session(s)?;

@@ -132,7 +132,7 @@ impl Unread {
 impl std::fmt::Display for Unread {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Unread::UnknownFormat => f.write_str("not a transcript format debrief knows (try --format)"),
+            Unread::UnknownFormat => f.write_str("not a transcript format debrief knows (try --input-format)"),
             Unread::NoMessages(format) => {
                 write!(f, "read as {} (format {}), but no message was found in it", format.agent(), format.id())
             }

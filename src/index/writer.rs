@@ -206,7 +206,7 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
             if c.explicit {
                 summary
                     .unreadable
-                    .push((c.path.clone(), "not a transcript format debrief knows (try --format)".into()));
+                    .push((c.path.clone(), "not a transcript format debrief knows (try --input-format)".into()));
             }
             // Remember it, so that an unchanged file is not sniffed again.
             writer.delete_term(Term::from_field_u64(f.fkey, schema::file_key(&c.path)));
