@@ -54,6 +54,12 @@ def positives():
         A("Die Sektion ist jetzt korrigiert: der Befehl zeigt auf npx mcp-remote."),
         U("es funktioniert immer noch nicht"),
     ])
+    write(D, "pos-fix-paste-after-done", [
+        U("Set up ssh to the build box through the tunnel."),
+        A("", sh("which cloudflared", "/opt/homebrew/bin/cloudflared")),
+        A("Done. Your SSH config is now set up. You can now SSH into the build box with ssh dana@build.example.org."),
+        U("fix:\ndana@book ~ % ssh dana@build.example.org\nThe authenticity of host 'build.example.org' can't be established.\nAre you sure you want to continue connecting (yes/no/[fingerprint])? yes\nWarning: Permanently added 'build.example.org' (ED25519) to the list of known hosts.\ndana@book ~ %"),
+    ])
 
 
 def negatives():
@@ -82,6 +88,16 @@ def negatives():
         U("the repo is located at C:\\Users\\dana\\Documents\\M-Gemini"),
         A("Which option would you like?\n1. Update the gitleaks config\n2. Commit as is"),
         U("2"),
+    ])
+    write(D, "neg-fix-title-after-claim", [
+        U("Create a Start Menu shortcut for the Gemini CLI."),
+        A("I've created the script create_shortcut.ps1 in your home folder; it sets the icon and the working directory."),
+        U("fix this : dana/opk - CodeQL Advanced #5\nCodeQL found 3 alerts on main"),
+    ])
+    write(D, "neg-fix-paste-first-turn", [
+        U("fix this:\n      0 [main] bash 62 dofork: child -1 - forked process 16976 died unexpectedly, retry 0\n1070493 [main] bash 62 dofork: child -1 - forked process 32460 died unexpectedly, retry 0"),
+        A("", sh("uname -a", "MINGW64_NT-10.0-26200 legion 3.6.5 x86_64 Msys")),
+        A("This is a Cygwin fork failure; rebasing the DLLs usually fixes it."),
     ])
 
 

@@ -49,7 +49,7 @@ person had to step in:
   "no funciona", "还是不行", "動かない", …);
 - a pasted error right after a success claim: the turn is mostly a traceback, compiler
   errors or CI output, and the assistant's last word was "Done", "fixed", "should now
-  work", "all tests pass";
+  work", "all tests pass" — or "fix:" over a pasted terminal run of it, error line or not;
 - a symptom after a success claim: "a badge that says failing", "fix these errors",
   "when I run it I get 2 warnings";
 - the work called done sent back as unfinished: "complete the commit" after "the
@@ -310,6 +310,29 @@ static ASKED_OUTPUT: LazyLock<Regex> = LazyLock::new(|| {
     .expect("asked-output regex is valid")
 });
 
+/// A turn that opens by asking to fix what it pastes ("fix:", "fix this:"): after a success
+/// claim the paste is the failure, even when it holds no error line (a run that ends at the
+/// prompt without the promised result).
+static FIX_ASK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:please\s+)?fix(?:\s+(?:this|it|that))?\s*:").expect("fix-ask regex is valid")
+});
+
+/// A shell prompt with a command after it: a terminal run pasted whole.
+static PROMPT_RUN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)(?:^|\s)[$%]\s+[\w./-]|^PS [A-Za-z]:\\[^>]*>\s*\w").expect("prompt-run regex is valid")
+});
+
+/// "fix:" over a pasted terminal run (a prompt and its command, two or more lines): the
+/// first line of the paste. A pasted title or message without a run ("fix this : CodeQL
+/// Advanced #5") is a new request, not the claimed work failing.
+fn fix_paste(text: &str) -> Option<String> {
+    let rest = &text[FIX_ASK.find(text)?.end()..];
+    let mut lines = rest.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next()?;
+    lines.next()?;
+    PROMPT_RUN.is_match(rest).then(|| first.to_string())
+}
+
 /// Markers of a pasted error or log line.
 static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
@@ -554,11 +577,13 @@ impl Detector for UserPushback {
                 found = Some((Kind::Failure, s.to_string()));
             } else if claimed.is_some()
                 && !asked
-                && w.pasted_lines >= 2
-                && w.pasted_chars >= own_chars
-                && let Some(e) = &w.error
+                && let Some(e) = w
+                    .error
+                    .clone()
+                    .filter(|_| w.pasted_lines >= 2 && w.pasted_chars >= own_chars)
+                    .or_else(|| fix_paste(&m.text))
             {
-                found = Some((Kind::Pasted, e.clone()));
+                found = Some((Kind::Pasted, e));
             } else if claimed.is_some()
                 && !asked
                 && let Some(s) = reported(&sents, &WEAK, false).filter(|s| !REQUEST.is_match(s))
