@@ -317,9 +317,12 @@ static FIX_ASK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^\s*(?:please\s+)?fix(?:\s+(?:this|it|that))?\s*:").expect("fix-ask regex is valid")
 });
 
-/// A shell prompt with a command after it: a terminal run pasted whole.
+/// A shell prompt with a command after it, at the start of a line: a terminal run pasted
+/// whole. What stands before `$`/`%` is a prompt's own (`user@host ~`, `(venv)`,
+/// `host:dir`), never a word of prose: "dropped to 50 % on" is no prompt.
 static PROMPT_RUN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)(?:^|\s)[$%]\s+[\w./-]|^PS [A-Za-z]:\\[^>]*>\s*\w").expect("prompt-run regex is valid")
+    Regex::new(r"(?m)^(?:\S*[@:~/\])]\S*(?:\s+\S*[@:~/\]]\S*)?\s+)?[$%]\s+[\w./-]|^PS [A-Za-z]:\\[^>]*>\s*\w")
+        .expect("prompt-run regex is valid")
 });
 
 /// "fix:" over a pasted terminal run (a prompt and its command, two or more lines): the
@@ -748,6 +751,18 @@ mod tests {
 
     fn keys(msgs: &[Message]) -> Vec<u32> {
         run(msgs).iter().map(|f| f.key).collect()
+    }
+
+    #[test]
+    fn a_fix_paste_needs_a_prompt_at_a_line_start() {
+        for run in
+            ["dana@book ~ % ssh build\nThe authenticity of host", "$ ls -la\ntotal 0", "(venv) $ pytest\n1 failed"]
+        {
+            assert!(fix_paste(&format!("fix:\n{run}")).is_some(), "{run}");
+        }
+        for prose in ["the coverage dropped to 50 % on\nthe main branch", "it costs $ 5 now\nand more later"] {
+            assert!(fix_paste(&format!("fix:\n{prose}")).is_none(), "{prose}");
+        }
     }
 
     #[test]
