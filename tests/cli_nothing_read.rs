@@ -59,6 +59,28 @@ fn a_forced_format_that_reads_nothing_says_so() {
     }
 }
 
+/// A file read with the wrong `--format` has a bad record on every line: ten of them are
+/// printed, then one line counts the rest, and the last line still says what happened.
+#[test]
+fn a_forced_format_caps_the_bad_record_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text: String = (1..=30).map(|i| format!("{{\"x\":{i}}}\n")).collect();
+    let f = write(tmp.path(), "other.jsonl", &text);
+    for cmd in ["show", "detect"] {
+        let out = debrief(&tmp.path().join("ix")).arg(cmd).arg(&f).args(["--format", "codex"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{cmd}");
+        let lines = stderr_lines(&out);
+        assert_eq!(lines.len(), 12, "{cmd}: {lines:?}");
+        assert!(lines[0].contains("other.jsonl:1: "), "{cmd}: {lines:?}");
+        assert!(lines[9].contains("other.jsonl:10: "), "{cmd}: {lines:?}");
+        assert!(lines[10].ends_with("other.jsonl: … and 20 more bad records"), "{cmd}: {lines:?}");
+        assert!(
+            lines[11].contains("read as Codex CLI (format codex), but no message was found in it"),
+            "{cmd}: {lines:?}"
+        );
+    }
+}
+
 #[test]
 fn index_and_sources_name_a_file_read_as_no_message() {
     let tmp = tempfile::tempdir().unwrap();

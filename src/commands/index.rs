@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 
 use anyhow::Result;
 
-use super::{display_path, format_arg, index_dir};
+use super::{SHOW_BAD, display_path, format_arg, index_dir};
 use crate::analysis::text::plural;
 use crate::cli::{Cli, IndexArgs};
 use crate::index::IndexDir;
@@ -14,9 +14,6 @@ use crate::index::writer::{self, Options, Summary};
 // the wrong type, a garbled type name): they pass through the built-in rules.
 use crate::redact::redact;
 use crate::walk;
-
-/// How many bad records are printed on stderr; the rest are in the log file.
-const SHOW_BAD: usize = 10;
 
 pub fn run(cli: &Cli, args: &IndexArgs) -> Result<i32> {
     let dir = index_dir(&cli.index);

@@ -366,13 +366,27 @@ impl std::error::Error for Reported {}
 /// words): there is nothing to read, and no `--format` can change that.
 pub const EMPTY_FILE: &str = "empty file, nothing to read";
 
-/// Print a file's bad records, one line each, redacted (a reason may quote the record).
+/// How many bad records a command prints one line each before it sums up the rest: a file
+/// read with the wrong `--input-format` has a bad record on every line, and a screenful of
+/// the same complaint hides the one line that says what to do.
+pub const SHOW_BAD: usize = 10;
+
+/// Print a file's bad records, one line each (at most [`SHOW_BAD`], then one line counting
+/// the rest), redacted (a reason may quote the record).
 pub fn report_bad(path: &Path, bad: &[BadRecord]) {
-    for b in bad {
+    for b in bad.iter().take(SHOW_BAD) {
         match b.line {
             Some(l) => eprintln!("debrief: {}:{l}: {}", path.display(), redact::redact(&b.reason)),
             None => eprintln!("debrief: {}: {}", path.display(), redact::redact(&b.reason)),
         }
+    }
+    if bad.len() > SHOW_BAD {
+        let more = bad.len() - SHOW_BAD;
+        eprintln!(
+            "debrief: {}: … and {more} more bad record{}",
+            path.display(),
+            crate::analysis::text::plural(more as u64)
+        );
     }
 }
 
