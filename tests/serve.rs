@@ -19,6 +19,20 @@ use std::time::Duration;
 use common::synth::{Transcript, noise};
 
 const PLANTED: &str = "5e55a1c0-0000-4000-8000-00000000beef";
+/// A session the browser test appends to while its page is open.
+const LIVE: &str = "5e55a1c0-0000-4000-8000-0000000011fe";
+
+/// The live session as indexed, and as the agent goes on writing it (written with its own
+/// id in place of `PLANTED`, which every `Transcript` carries).
+fn live_transcripts() -> (Transcript, Transcript) {
+    let first = Transcript::new().user("Why do the quokkas fail to load?").assistant("Looking at the loader.");
+    let more = Transcript::new()
+        .user("Why do the quokkas fail to load?")
+        .assistant("Looking at the loader.")
+        .user("Now the wombats fail too.")
+        .assistant("The wombats need the same fix.");
+    (first, more)
+}
 
 /// The markup planted in the transcript: a script in the user's words, an image whose
 /// `onerror` would run in a command's output, and one that closes a `<pre>` first.
@@ -45,6 +59,8 @@ fn index() -> &'static Path {
             .bash("grep -rn onerror templates/", "templates/broken.html:1: onerror", true)
             .assistant("Fixed.");
         std::fs::write(planted.join(format!("{PLANTED}.jsonl")), t.text()).unwrap();
+        std::fs::write(planted.join(format!("{LIVE}.jsonl")), live_transcripts().0.text().replace(PLANTED, LIVE))
+            .unwrap();
         let ix = dir.join("index");
         common::debrief(&ix)
             .args(["index", "--quiet"])
@@ -192,14 +208,15 @@ fn every_response_has_a_strict_policy() {
         assert_eq!(a.status, 200, "{path}");
         let csp = a.header("content-security-policy").unwrap_or_else(|| panic!("{path}: no CSP"));
         assert!(csp.starts_with("default-src 'none'"), "{path}: {csp}");
-        assert!(
-            !csp.contains("unsafe-inline") && !csp.contains("script-src") && !csp.contains("http"),
-            "{path}: {csp}"
-        );
+        // The one script is the server's own file: no inline script, no event attribute.
+        assert!(csp.contains("script-src 'self';") && csp.contains("connect-src 'self';"), "{path}: {csp}");
+        assert!(!csp.contains("unsafe") && !csp.contains("http") && !csp.contains('*'), "{path}: {csp}");
         assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
         assert_eq!(a.header("x-content-type-options"), Some("nosniff"), "{path}");
         assert_eq!(a.header("referrer-policy"), Some("no-referrer"), "{path}");
-        assert!(!a.body.contains("<script") && !a.body.contains("style=\""), "{path}: inline code");
+        assert_eq!(a.body.matches("<script").count(), 1, "{path}: one script");
+        assert!(a.body.contains("<script src=\"/static/app.js\" defer></script>"), "{path}: the server's script");
+        assert!(!a.body.contains("style=\""), "{path}: inline style");
         assert!(!a.body.contains("http://") && !a.body.contains("https://") || path.starts_with("/session"), "{path}");
     }
     // The write-up is the CLI's HTML: its one inline stylesheet is allowed by hash.
@@ -207,9 +224,47 @@ fn every_response_has_a_strict_policy() {
     assert_eq!(w.status, 200);
     let csp = w.header("content-security-policy").unwrap();
     assert!(csp.starts_with("default-src 'none'; style-src 'sha256-") && !csp.contains("unsafe"), "{csp}");
+    assert!(!w.body.contains("<script"), "a write-up has no script");
     let css = s.get("/static/app.css");
     assert_eq!(css.status, 200);
     assert!(css.header("content-type").is_some_and(|c| c.starts_with("text/css")));
+    let js = s.get("/static/app.js");
+    assert_eq!(js.status, 200);
+    assert!(js.header("content-type").is_some_and(|c| c.starts_with("text/javascript")));
+    assert!(js.body.contains("/api/") && !js.body.contains("http"), "the script asks only its own server");
+}
+
+/// What the page's script asks: the messages after the last one shown, and the results
+/// part of the search page.
+#[test]
+fn fragments_for_the_page_script() {
+    let s = serve(&[]);
+    let page = s.ok(&format!("/session/{PLANTED}"));
+    let tail = format!("<div id=\"messages\" data-live=\"/api/session/{PLANTED}\" data-after=\"5\">");
+    assert!(page.contains(&tail), "the last window is live: {page}");
+    let a = s.get(&format!("/api/session/{PLANTED}?after=1"));
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(a.header("x-debrief-last"), Some("5"));
+    assert!(!a.body.contains("<!doctype") && !a.body.contains("<header"), "a fragment, not a page");
+    assert!(a.body.contains("id=\"msg-2\"") && a.body.contains("id=\"msg-5\"") && !a.body.contains("id=\"msg-1\""));
+    // As the page shows them: escaped.
+    assert!(!a.body.contains("<img src=x") && a.body.contains("&lt;img src=x onerror="), "{}", a.body);
+    let none = s.get(&format!("/api/session/{PLANTED}?after=5"));
+    assert_eq!((none.status, none.header("x-debrief-last"), none.body.trim()), (200, Some("5"), ""));
+    assert_eq!(s.get(&format!("/api/session/{PLANTED}")).status, 400, "after is needed");
+    assert_eq!(s.get("/api/session/0000dead?after=1").status, 404);
+
+    let search = s.ok("/search?q=broken");
+    assert!(search.contains("<form data-live=\"/api/search\" class=\"filters\""), "{search}");
+    let hits = s.get("/api/search?q=broken");
+    assert_eq!(hits.status, 200);
+    assert!(hits.body.contains("class=\"hit\"") && !hits.body.contains("<!doctype"), "{}", hits.body);
+    assert!(search.contains(&format!("<div id=\"results\">{}</div>", hits.body)), "the page holds the same results");
+    let bad = s.get("/api/search?q=%22");
+    assert_eq!(bad.status, 400);
+    assert!(bad.body.starts_with("<p class=\"error\">"), "{}", bad.body);
+    // The token is needed there too.
+    assert_eq!(request(s.port, "GET", "/api/search?q=broken", &s.host(), None).status, 401);
 }
 
 /// The `href` values of a page.
@@ -422,12 +477,20 @@ fn driver() -> Option<PathBuf> {
 fn in_a_real_browser() {
     let Some(python) = driver() else { return };
     let s = serve(&[]);
+    let (first, more) = live_transcripts();
+    let appended = more.text()[first.text().len()..].replace(PLANTED, LIVE);
     let spec = serde_json::json!({
         "url": s.url,
         "chromium": "/usr/bin/chromium",
         "session": PLANTED,
         "query": "broken",
         "payloads": ["xss-script", "xss-img", "xss-svg"],
+        "live": {
+            "session": LIVE,
+            "file": index().parent().unwrap().join("planted").join(format!("{LIVE}.jsonl")),
+            "append": appended,
+            "word": "wombats",
+        },
     });
     let out = Command::new(python)
         .arg(common::root().join("tests/serve/browser.py"))

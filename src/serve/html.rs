@@ -11,6 +11,11 @@ use super::App;
 /// inline style).
 pub const CSS: &str = include_str!("app.css");
 
+/// The one script of the UI (served as `/static/app.js`, the only script the policy
+/// allows): an open session page shows new messages as the agent writes them, and the
+/// search page shows results as the words are typed. Every page works without it.
+pub const JS: &str = include_str!("app.js");
+
 /// `s` with the characters that mean something in HTML (text or a quoted attribute)
 /// written as entities.
 pub fn esc(s: &str) -> String {
@@ -68,7 +73,8 @@ pub fn page(app: &App, title: &str, body: &str) -> String {
     out.push_str(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <link rel=\"icon\" href=\"data:,\">\n<link rel=\"stylesheet\" href=\"/static/app.css\">\n<title>",
+         <link rel=\"icon\" href=\"data:,\">\n<link rel=\"stylesheet\" href=\"/static/app.css\">\n\
+         <script src=\"/static/app.js\" defer></script>\n<title>",
     );
     push_esc(&mut out, title);
     out.push_str(

@@ -6,8 +6,8 @@
 //! the same page without it, or in the cookie); it answers only to a `Host` that is
 //! `localhost` or an IP address with its own port (a page of another site that a DNS
 //! rebinding points at 127.0.0.1 is refused); every response carries a strict
-//! Content-Security-Policy (no script at all, styles from the server itself, nothing
-//! from outside); and it has only `GET` routes.
+//! Content-Security-Policy (no script but the server's own `/static/app.js`, styles from
+//! the server itself, nothing from outside); and it has only `GET` routes.
 //!
 //! The pages ([`pages`]) are server-rendered HTML over the functions the CLI and `debrief
 //! mcp` use (the index's sessions and search, a transcript parsed and kept by
@@ -33,9 +33,11 @@ use crate::cli::{Cli, ServeArgs};
 use crate::commands::{Redaction, index_dir};
 use crate::mcp::tools::Context;
 
-/// The policy of every page the UI makes: nothing runs, nothing loads from elsewhere.
-const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; \
-                   frame-ancestors 'none'; base-uri 'none'";
+/// The policy of every page the UI makes: nothing loads from elsewhere, and the only
+/// script is the server's own file (`/static/app.js`); inline scripts and event
+/// attributes (`onerror=`), which a transcript could smuggle in, never run.
+const CSP: &str = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; \
+                   img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /// What the handlers share.
 pub struct App {
@@ -102,7 +104,10 @@ fn router(app: Arc<App>) -> Router {
         .route("/findings", get(findings))
         .route("/writeup/{id}", get(writeup))
         .route("/sources", get(sources))
+        .route("/api/session/{id}", get(session_after))
+        .route("/api/search", get(search_fragment))
         .route("/static/app.css", get(css))
+        .route("/static/app.js", get(js))
         .fallback(not_found)
         .layer(axum::middleware::from_fn_with_state(Arc::clone(&app), guard))
         .with_state(app)
@@ -122,6 +127,14 @@ async fn search(State(app): State<Arc<App>>, Query(q): Params) -> Response {
     blocking(app, move |app| pages::search(app, &q)).await
 }
 
+async fn session_after(State(app): State<Arc<App>>, Path(id): Path<String>, Query(q): Params) -> Response {
+    blocking(app, move |app| pages::session_after(app, &id, &q)).await
+}
+
+async fn search_fragment(State(app): State<Arc<App>>, Query(q): Params) -> Response {
+    blocking(app, move |app| pages::search_fragment(app, &q)).await
+}
+
 async fn findings(State(app): State<Arc<App>>, Query(q): Params) -> Response {
     blocking(app, move |app| pages::findings(app, &q)).await
 }
@@ -136,6 +149,10 @@ async fn sources(State(app): State<Arc<App>>) -> Response {
 
 async fn css() -> Response {
     ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], html::CSS).into_response()
+}
+
+async fn js() -> Response {
+    ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], html::JS).into_response()
 }
 
 async fn not_found(State(app): State<Arc<App>>) -> Response {

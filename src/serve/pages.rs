@@ -31,12 +31,22 @@ pub enum Reply {
     /// A write-up as `report --format html` writes it, with the policy that lets its
     /// own stylesheet (and nothing else) apply.
     Report(String),
+    /// A piece of a page that the page's script puts in place (new messages of an open
+    /// session, search results as they are typed), with the last message it holds.
+    Fragment(StatusCode, String, Option<u32>),
 }
 
 impl IntoResponse for Reply {
     fn into_response(self) -> Response {
         match self {
             Reply::Page(status, body) => (status, axum::response::Html(body)).into_response(),
+            Reply::Fragment(status, body, last) => {
+                let mut r = (status, axum::response::Html(body)).into_response();
+                if let Some(last) = last {
+                    r.headers_mut().insert(LAST_HEADER, HeaderValue::from(last));
+                }
+                r
+            }
             Reply::Report(body) => {
                 let csp = report_csp(&body);
                 let mut r = axum::response::Html(body).into_response();
@@ -68,6 +78,9 @@ fn report_csp(body: &str) -> String {
 }
 
 type Query = [(String, String)];
+
+/// The header of a [`Reply::Fragment`] of messages: the last message the session has.
+pub const LAST_HEADER: &str = "x-debrief-last";
 
 /// Query parameter `name`, trimmed, when given and not empty.
 fn param<'a>(q: &'a Query, name: &str) -> Option<&'a str> {
@@ -416,6 +429,69 @@ pub fn session(app: &App, id: &str, q: &Query) -> Result<Reply> {
         body.push_str("</div>");
     }
     body.push_str("<h2>Messages</h2>");
+    // The last window of messages grows as the agent writes: the page's script asks for
+    // the messages after the last one shown (`/api/session/{id}?after=N`) and adds them.
+    let last_window = start + WINDOW >= s.messages.len();
+    match window.last() {
+        Some(last) if last_window => {
+            let _ = write!(body, "<div id=\"messages\" data-live=\"/api/session/{sid}\" data-after=\"{}\">", last.idx);
+        }
+        _ => body.push_str("<div id=\"messages\">"),
+    }
+    articles(&mut body, window, red.as_ref(), &findings, &sid, &finding_href, &msg_link);
+    body.push_str("</div>");
+    if last_window {
+        body.push_str("<p class=\"muted\" id=\"live-status\"></p>");
+    }
+    Ok(Reply::Page(StatusCode::OK, page(app, &title, &body)))
+}
+
+/// `/api/session/{id}?after=N`: the messages of a session after message N, as the session
+/// page shows them (the transcript is read again when its file changed), for the page's
+/// script to add; the header `x-debrief-last` names the last message the session has.
+pub fn session_after(app: &App, id: &str, q: &Query) -> Result<Reply> {
+    let after = param_num(q, "after")?
+        .ok_or_else(|| crate::UsageError("`after` (the last message the page shows) is needed".into()))?;
+    let ix = app.cx.index()?;
+    let rec = commands::session_by_id(&ix, id)?;
+    let s = app.cx.session(&rec.meta.source, &rec.meta.format, &rec.meta.id)?;
+    let red = app.cx.redactor(&s.meta)?;
+    let mut findings: Vec<Finding> = rec.findings.clone();
+    if let Some(r) = &red {
+        findings.iter_mut().for_each(|f| f.redact_with(r));
+    }
+    findings.sort_by_key(|f| (f.key, f.detector.clone()));
+    let sid = seg(&s.meta.id);
+    let new: Vec<Message> = s.messages.iter().filter(|m| m.idx > after).cloned().collect();
+    // What the page holds after these are added: links to them stay on the page.
+    let on_page = |idx: u32| idx > after;
+    let finding_href = |n: usize| -> String {
+        let f = &findings[n];
+        if on_page(f.key) {
+            format!("#finding-{}", n + 1)
+        } else {
+            format!("/session/{sid}?at={}#finding-{}", f.key, n + 1)
+        }
+    };
+    let msg_link =
+        |idx: u32| -> String { if on_page(idx) { format!("#msg-{idx}") } else { msg_href(&s.meta.id, idx) } };
+    let mut body = String::new();
+    articles(&mut body, &new, red.as_ref(), &findings, &sid, &finding_href, &msg_link);
+    let last = s.messages.last().map_or(after, |m| m.idx.max(after));
+    Ok(Reply::Fragment(StatusCode::OK, body, Some(last)))
+}
+
+/// The messages `msgs` of a session, each an `<article id="msg-N">` with the findings
+/// keyed on it and marks on the ones it is evidence of (redacted with `red`).
+fn articles(
+    body: &mut String,
+    msgs: &[Message],
+    red: Option<&crate::redact::Redactor>,
+    findings: &[Finding],
+    sid: &str,
+    finding_href: &dyn Fn(usize) -> String,
+    msg_link: &dyn Fn(u32) -> String,
+) {
     // Findings keyed on, and supported by, each message.
     let mut keyed: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     let mut supports: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
@@ -425,9 +501,9 @@ pub fn session(app: &App, id: &str, q: &Query) -> Result<Reply> {
             supports.entry(e).or_default().push(n);
         }
     }
-    for m in window {
+    for m in msgs {
         let mut m = m.clone();
-        if let Some(r) = &red {
+        if let Some(r) = red {
             m.redact_with(r);
         }
         let evidence = supports.contains_key(&m.idx) || keyed.contains_key(&m.idx);
@@ -461,12 +537,11 @@ pub fn session(app: &App, id: &str, q: &Query) -> Result<Reply> {
         }
         body.push_str("</div>");
         for &n in keyed.get(&m.idx).into_iter().flatten() {
-            finding_aside(&mut body, &findings, n, &sid, &finding_href, &msg_link);
+            finding_aside(body, findings, n, sid, finding_href, msg_link);
         }
-        message_body(&mut body, &m);
+        message_body(body, &m);
         body.push_str("</article>\n");
     }
-    Ok(Reply::Page(StatusCode::OK, page(app, &title, &body)))
 }
 
 fn finding_aside(
@@ -592,7 +667,6 @@ const HITS_PAGE: usize = 30;
 
 /// `/search`: the CLI's search, with its filters.
 pub fn search(app: &App, q: &Query) -> Result<Reply> {
-    let query = param(q, "q").unwrap_or_default().to_string();
     let mut body = String::from("<h1>Search</h1>");
     let mut fields = vec![Field::Text("q", "words", "\"a phrase\" word -excluded")];
     fields.push(Field::Select(
@@ -613,6 +687,28 @@ pub fn search(app: &App, q: &Query) -> Result<Reply> {
     ));
     fields.extend(filter_fields(FILTERS));
     form(&mut body, "/search", q, &fields, "Search");
+    // Results as the words are typed: the page's script asks `/api/search` with the
+    // form's fields and puts its answer in place of these results.
+    if let Some(at) = body.rfind("<form class=\"filters\"") {
+        body.insert_str(at + "<form".len(), " data-live=\"/api/search\"");
+    }
+    let (status, title, results) = search_results(app, q)?;
+    let _ = write!(body, "<div id=\"results\">{results}</div>");
+    Ok(Reply::Page(status, page(app, &title, &body)))
+}
+
+/// `/api/search`: the results part of the search page for the same fields, for the page's
+/// script to show as the words are typed.
+pub fn search_fragment(app: &App, q: &Query) -> Result<Reply> {
+    let (status, _, results) = search_results(app, q)?;
+    Ok(Reply::Fragment(status, results, None))
+}
+
+/// The search page's results for the fields `q`: its status, its title and the results'
+/// HTML (hits and pager; or the hint, when nothing is asked; or why the query is wrong).
+fn search_results(app: &App, q: &Query) -> Result<(StatusCode, String, String)> {
+    let query = param(q, "q").unwrap_or_default().to_string();
+    let mut body = String::new();
     let f = commands::filters(&filter_args(q)).and_then(|mut f| {
         f.part = match param(q, "in") {
             None | Some("") => None,
@@ -628,14 +724,14 @@ pub fn search(app: &App, q: &Query) -> Result<Reply> {
         Ok(f) => f,
         Err(e) if asked && e.downcast_ref::<crate::UsageError>().is_some() => {
             let _ = write!(body, "<p class=\"error\">{}</p>", esc(&format!("{e:#}")));
-            return Ok(Reply::Page(StatusCode::BAD_REQUEST, page(app, "Search", &body)));
+            return Ok((StatusCode::BAD_REQUEST, "Search".into(), body));
         }
         Err(_) if !asked => {
             body.push_str(
                 "<p class=\"muted\">Words are ANDed, \"quoted phrases\" match in order, -word excludes. Identifiers and \
                  paths match as typed (NCCL_MAX_NCHANNELS, foo::bar, logs/x.log). A search may be filters alone.</p>",
             );
-            return Ok(Reply::Page(StatusCode::OK, page(app, "Search", &body)));
+            return Ok((StatusCode::OK, "Search".into(), body));
         }
         Err(e) => return Err(e),
     };
@@ -654,7 +750,7 @@ pub fn search(app: &App, q: &Query) -> Result<Reply> {
                 || e.downcast_ref::<crate::UsageError>().is_some() =>
         {
             let _ = write!(body, "<p class=\"error\">{}</p>", esc(&format!("{e:#}")));
-            return Ok(Reply::Page(StatusCode::BAD_REQUEST, page(app, "Search", &body)));
+            return Ok((StatusCode::BAD_REQUEST, "Search".into(), body));
         }
         Err(e) => return Err(e),
     };
@@ -673,7 +769,7 @@ pub fn search(app: &App, q: &Query) -> Result<Reply> {
     keep.extend(kept(q, &["q", "mode", "in"]));
     pager(&mut body, "/search", &keep, page_no, more);
     let title = if query.is_empty() { "Search".to_string() } else { format!("{query} – search") };
-    Ok(Reply::Page(StatusCode::OK, page(app, &title, &body)))
+    Ok((StatusCode::OK, title, body))
 }
 
 fn hit(out: &mut String, h: &Hit) {

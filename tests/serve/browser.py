@@ -6,8 +6,10 @@ chromium (the browser to launch: the system's, Playwright downloads none here), 
 payloads (words of the payloads that must show as text and never run).
 
 Walks the UI as a person would: open the printed URL, list the sessions, open one,
-unfold an output, search with the form, follow a hit to its message's anchor, open a
-detector's findings, follow a finding to its message and to its episode write-up. All
+unfold an output, search with the form, follow a hit to its message's anchor, search as
+the words are typed, open a detector's findings, follow a finding to its message and to
+its episode write-up, and keep a live session open while the test appends to its file
+(live: session, file, append, word). All
 along: no dialog opens (no planted script ran), no console error (no policy violation),
 and no request goes anywhere but the server on 127.0.0.1. Prints "browser checks passed"
 at the end, or the failed checks and exits 1.
@@ -104,6 +106,28 @@ with sync_playwright() as p:
         check(target_id(page) == anchor, f"the hit lands on its message ({target_id(page)} == {anchor})")
         check(in_view(page, "#" + anchor), "the message is scrolled into view")
 
+    # Search as you type: results come in without the page being left, and the address
+    # follows the words (so a reload or a shared link shows the same results).
+    page.goto(origin + "/search")
+    page.evaluate("() => { window.__sameDocument = true; }")
+    page.locator("input[name=q]").press_sequentially(spec["query"], delay=40)
+    try:
+        page.wait_for_selector("#results .hit", timeout=10000)
+    except Exception:
+        pass
+    typed = page.locator("#results .hit").count()
+    check(typed > 0, f"results appear as {spec['query']!r} is typed ({typed})")
+    check(page.evaluate("() => window.__sameDocument === true"), "typing did not load another page")
+    check(f"q={spec['query']}" in page.url, f"the address follows the words ({page.url})")
+    page.locator("input[name=q]").press_sequentially("zzqqnothing", delay=20)
+    try:
+        page.wait_for_function("() => document.getElementById('results').innerText.includes('No message matches')",
+                               timeout=10000)
+        narrowed = True
+    except Exception:
+        narrowed = False
+    check(narrowed, "more words narrow the results as they are typed")
+
     # Findings: a detector that fired, its first finding, the next one, its write-up.
     page.click("header nav >> text=Findings")
     page.wait_for_load_state()
@@ -141,6 +165,26 @@ with sync_playwright() as p:
         page.click("text=← session")
         page.wait_for_load_state()
         check("/session/" in page.url, "the write-up links back to its session")
+
+    # A live session: the open page shows the messages the agent writes after it opened.
+    live = spec["live"]
+    page.goto(origin + f"/session/{live['session']}")
+    before = page.locator("article.msg").count()
+    status = page.inner_text("#live-status")
+    check("Live" in status, f"the open session says it is live ({status!r})")
+    with open(live["file"], "a", encoding="utf-8") as f:
+        f.write(live["append"])
+    try:
+        page.wait_for_selector(f"article.msg >> text={live['word']}", timeout=15000)
+    except Exception:
+        pass
+    after = page.locator("article.msg").count()
+    check(after > before and page.locator(f"article.msg:has-text('{live['word']}')").count() >= 1,
+          f"new messages appear on the open page ({before} -> {after})")
+    ids = page.evaluate("() => [...document.querySelectorAll('article.msg')].map(a => a.id)")
+    check(len(ids) == len(set(ids)), f"no message is added twice ({ids})")
+    page.wait_for_timeout(2500)
+    check(page.locator("article.msg").count() == after, "a quiet session adds nothing more")
 
     page.click("header nav >> text=Sources")
     page.wait_for_load_state()
