@@ -427,6 +427,9 @@ fn watch_indexes_sessions_as_they_are_written() {
     // The session there when the server started is indexed by its first run.
     wait("quokkas");
     assert!(!found("wombats"));
+    // The write-up is kept once made, for this version of the file only.
+    let writeup = s.ok(&format!("/writeup/{PLANTED}"));
+    assert_eq!(s.ok(&format!("/writeup/{PLANTED}")), writeup);
     // Appended turns are indexed as they are written, and the session page shows them.
     let more = Transcript::new()
         .user("Why do the quokkas fail to load?")
@@ -442,6 +445,7 @@ fn watch_indexes_sessions_as_they_are_written() {
         page.contains("id=\"msg-4\"") && page.contains("The wombats need the same fix."),
         "the new messages are shown"
     );
+    assert_ne!(s.ok(&format!("/writeup/{PLANTED}")), writeup, "the write-up is made again for the grown file");
 }
 
 /// The venv's python with Playwright, or why there is none.

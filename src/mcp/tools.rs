@@ -210,6 +210,50 @@ impl Context {
         Context { index, redaction, sessions: Mutex::new(Vec::new()), writeups: Mutex::new(Vec::new()) }
     }
 
+    /// The write-up `selector` of an indexed session in `format` ("md" or "html"), with
+    /// `dress` applied to what the report renders (it is given the session, its findings and
+    /// the rendered text): made once per version of the transcript's file (size and time)
+    /// and kept, so that reading a long write-up page by page, or opening it again, does not
+    /// run the report over the whole session again.
+    pub fn writeup(
+        &self,
+        rec: &crate::index::schema::SessionRecord,
+        selector: report::Selector,
+        format: &str,
+        dress: impl FnOnce(&Session, &[detect::Finding], String) -> String,
+    ) -> Result<Arc<String>> {
+        let key: WriteupKey = (
+            rec.meta.source.clone(),
+            rec.meta.id.clone(),
+            stamp(&rec.meta.source)?,
+            format!("{format} {selector:?} {:?}", self.redaction.extra()),
+        );
+        if let Some(t) =
+            self.writeups.lock().ok().and_then(|w| w.iter().find(|(k, _)| *k == key).map(|(_, t)| Arc::clone(t)))
+        {
+            return Ok(t);
+        }
+        let session = self.session(&rec.meta.source, &rec.meta.format, &rec.meta.id)?;
+        let found = detect::detect_session(detect::registry(), &session.messages);
+        let rendered = report::render_with(
+            &session,
+            found.clone(),
+            selector,
+            format,
+            &Templates::embedded(),
+            self.redaction.extra(),
+        )?;
+        let text = Arc::new(dress(&session, &found, rendered));
+        if let Ok(mut w) = self.writeups.lock() {
+            w.retain(|(k, _)| !(k.0 == key.0 && k.1 == key.1 && k.2 != key.2));
+            if w.len() >= KEPT {
+                w.remove(0);
+            }
+            w.push((key, Arc::clone(&text)));
+        }
+        Ok(text)
+    }
+
     /// The index, opened for this call (so that a `debrief index` run in between is seen).
     pub fn index(&self) -> Result<IndexDir> {
         IndexDir::open(&self.index)
@@ -639,36 +683,14 @@ fn writeup(cx: &Context, p: WriteupParams) -> Result<Output> {
     let at = cursor(&p.cursor, "writeup")?;
     let ix = cx.index()?;
     let rec = commands::session_by_id(&ix, &p.session)?;
-    let key: WriteupKey = (
-        rec.meta.source.clone(),
-        rec.meta.id.clone(),
-        stamp(&rec.meta.source)?,
-        format!("{selector:?} {:?}", cx.redaction.extra()),
-    );
-    let kept = cx.writeups.lock().ok().and_then(|w| w.iter().find(|(k, _)| *k == key).map(|(_, t)| Arc::clone(t)));
-    let text = match kept {
-        Some(t) => t,
-        None => {
-            let session = cx.session(&rec.meta.source, &rec.meta.format, &rec.meta.id)?;
-            let found = detect::detect_session(detect::registry(), &session.messages);
-            let notes = commands::report::notes(&session, &found, selector);
-            let md =
-                report::render_with(&session, found, selector, "md", &Templates::embedded(), cx.redaction.extra())?;
-            let mut text = String::new();
-            for n in notes {
-                text.push_str(&format!("> debrief: {n}\n\n"));
-            }
-            text.push_str(&md);
-            let text = Arc::new(text);
-            if let Ok(mut w) = cx.writeups.lock() {
-                if w.len() >= KEPT {
-                    w.remove(0);
-                }
-                w.push((key, Arc::clone(&text)));
-            }
-            text
+    let text = cx.writeup(&rec, selector, "md", |session, found, md| {
+        let mut text = String::new();
+        for n in commands::report::notes(session, found, selector) {
+            text.push_str(&format!("> debrief: {n}\n\n"));
         }
-    };
+        text.push_str(&md);
+        text
+    })?;
     if at > text.len() || !text.is_char_boundary(at) {
         crate::usage!("cursor `writeup:{at}` is not one this server gave for this write-up");
     }

@@ -21,7 +21,6 @@ use crate::index::state;
 use crate::mcp::tools::cut;
 use crate::model::{Call, Message};
 use crate::redact::Redact;
-use crate::report::templates::Templates;
 use crate::walk;
 
 /// What a page handler answers.
@@ -907,24 +906,21 @@ pub fn writeup(app: &App, id: &str, q: &Query) -> Result<Reply> {
     let selector = commands::report::selector(param_num(q, "episode")?, param(q, "arc"))?;
     let ix = app.cx.index()?;
     let rec = commands::session_by_id(&ix, id)?;
-    let s = app.cx.session(&rec.meta.source, &rec.meta.format, &rec.meta.id)?;
-    let found = detect::detect_session(detect::registry(), &s.messages);
-    let notes = commands::report::notes(&s, &found, selector);
-    let html =
-        crate::report::render_with(&s, found, selector, "html", &Templates::embedded(), app.cx.redaction.extra())?;
-    let mut nav = format!(
-        "<nav><a href=\"/session/{}\">← session {}</a> · <a href=\"/\">sessions</a> · <a href=\"/findings\">findings</a></nav>",
-        seg(&s.meta.id),
-        esc(&short(&s.meta.id))
-    );
-    for n in notes {
-        let _ = write!(nav, "<p class=\"meta\">debrief: {}</p>", esc(&n));
-    }
-    let html = match html.find("<body>") {
-        Some(at) => format!("{}{nav}{}", &html[..at + "<body>".len()], &html[at + "<body>".len()..]),
-        None => html,
-    };
-    Ok(Reply::Report(html))
+    let html = app.cx.writeup(&rec, selector, "html", |s, found, html| {
+        let mut nav = format!(
+            "<nav><a href=\"/session/{}\">← session {}</a> · <a href=\"/\">sessions</a> · <a href=\"/findings\">findings</a></nav>",
+            seg(&s.meta.id),
+            esc(&short(&s.meta.id))
+        );
+        for n in commands::report::notes(s, found, selector) {
+            let _ = write!(nav, "<p class=\"meta\">debrief: {}</p>", esc(&n));
+        }
+        match html.find("<body>") {
+            Some(at) => format!("{}{nav}{}", &html[..at + "<body>".len()], &html[at + "<body>".len()..]),
+            None => html,
+        }
+    })?;
+    Ok(Reply::Report(html.to_string()))
 }
 
 /// `/sources`: each agent's folder, what of it is indexed, and the format drift.
