@@ -349,10 +349,10 @@ pub struct ServeArgs {
     /// from other machines (with the token)
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
     pub bind: std::net::IpAddr,
-    /// Watch the agents' folders and index new and appended sessions as they are
-    /// written (as `debrief index` with no path would)
-    #[arg(long)]
-    pub watch: bool,
+    /// Index new and appended sessions as they are written: under the agents' folders
+    /// (as `debrief index` with no path would), or under the files and folders named
+    #[arg(long, value_name = "PATH", num_args = 0..)]
+    pub watch: Option<Vec<std::path::PathBuf>>,
     #[command(flatten)]
     pub redact: RedactArgs,
 }

@@ -448,6 +448,43 @@ fn watch_indexes_sessions_as_they_are_written() {
     assert_ne!(s.ok(&format!("/writeup/{PLANTED}")), writeup, "the write-up is made again for the grown file");
 }
 
+/// `--watch PATH`: the folder named is watched (not the agents' folders), and a session
+/// written there after the server started is found; a path that does not exist is one
+/// line and exit 1, before any URL is printed.
+#[test]
+fn watch_a_named_folder() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-watch-named");
+    let _ = std::fs::remove_dir_all(&dir);
+    let sessions = dir.join("sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_debrief"));
+    c.arg("--index").arg(dir.join("index")).args(["serve", "--watch"]).arg(&sessions).env("HOME", dir.join("home"));
+    let s = start(c);
+    let (_, more) = live_transcripts();
+    std::fs::write(sessions.join(format!("{LIVE}.jsonl")), more.text().replace(PLANTED, LIVE)).unwrap();
+    let t = std::time::Instant::now();
+    loop {
+        let a = s.get("/search?q=wombats");
+        if a.status == 200 && a.body.contains("class=\"hit\"") {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(60), "a session written under --watch DIR is not indexed");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_debrief"))
+        .arg("--index")
+        .arg(dir.join("index"))
+        .args(["serve", "--watch"])
+        .arg(dir.join("nowhere"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "no URL");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--watch ") && err.contains("nowhere: no such file or folder"), "{err}");
+}
+
 /// The venv's python with Playwright, or why there is none.
 fn driver() -> Option<PathBuf> {
     let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-browser-venv");

@@ -78,8 +78,8 @@ pub fn run(cli: &Cli, args: &ServeArgs) -> Result<i32> {
             args.bind
         );
     }
-    if args.watch {
-        watch::start(index_dir(&cli.index))?;
+    if let Some(paths) = &args.watch {
+        watch::start(index_dir(&cli.index), paths)?;
     }
     // The URL on stdout, alone on its line (scripts read it); the rest on stderr.
     println!("http://{host}:{port}/?token={}", app.token);
