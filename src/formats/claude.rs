@@ -512,6 +512,14 @@ impl Format for ClaudeCode {
         "Claude Code"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.jsonl"]
+    }
+
+    fn folders(&self, places: &super::Places) -> Vec<super::Source> {
+        places.moved_home(self.id(), "CLAUDE_CONFIG_DIR", &[".claude"], &["projects"])
+    }
+
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
@@ -1441,6 +1449,10 @@ impl Format for ClaudeCodeWeb {
 
     fn agent(&self) -> &'static str {
         "Claude Code"
+    }
+
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.json"]
     }
 
     fn sniff(&self, _path: &Path, head: &[u8]) -> u8 {

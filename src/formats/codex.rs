@@ -504,6 +504,17 @@ impl Format for Codex {
         "Codex CLI"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.jsonl"]
+    }
+
+    fn folders(&self, places: &super::Places) -> Vec<super::Source> {
+        // TRAE CLI writes Codex's rollouts in a folder of its own (`formats::kin`).
+        let mut out = places.moved_home(self.id(), "CODEX_HOME", &[".codex"], &["sessions"]);
+        out.extend(places.in_home("trae-cli", &[".trae", "cli", "sessions"]));
+        out
+    }
+
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let mut score = 0u8;
@@ -824,6 +835,10 @@ impl Format for CodexJson {
 
     fn agent(&self) -> &'static str {
         "Codex CLI"
+    }
+
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.json"]
     }
 
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {

@@ -15,6 +15,7 @@ pub mod codex;
 pub mod copilot_chat;
 pub mod copilot_cli;
 pub mod cursor;
+pub mod folders;
 pub mod gemini;
 pub mod goose;
 pub mod iflow;
@@ -36,6 +37,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+pub use self::folders::{Places, Source};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, Session, SessionMeta};
 
 /// A line longer than this is skipped and reported; it would otherwise make memory
@@ -48,6 +50,21 @@ pub trait Format: Send + Sync {
     fn id(&self) -> &'static str;
     /// Agent name for people.
     fn agent(&self) -> &'static str;
+    /// The names its files have ([`folders::name_matches`] patterns): in a folder, only
+    /// files some format claims are sniffed; a file named on the command line always is.
+    fn file_names(&self) -> &'static [&'static str];
+    /// The agent's default folders on this machine (whether or not they exist), each
+    /// with the environment variable that moves it, and those of agents that write this
+    /// format's shape in folders of their own (`kin`). `debrief index` with no path
+    /// reads them; `debrief sources` lists them.
+    fn folders(&self, _places: &Places) -> Vec<Source> {
+        Vec::new()
+    }
+    /// Where its sessions are when the agent keeps them with each project rather than in
+    /// a folder of its own (so `debrief index` cannot find them by itself), for people.
+    fn kept_with_project(&self) -> Option<&'static str> {
+        None
+    }
     /// How sure the format is that it reads this file (0 = not its format), judged
     /// from the content's first bytes, with the name as a tie-breaker only.
     fn sniff(&self, path: &Path, head: &[u8]) -> u8;
