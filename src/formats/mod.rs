@@ -265,6 +265,42 @@ pub struct Checkpoint {
     pub state: serde_json::Value,
 }
 
+/// What a line parser carries from record to record and hands on in each checkpoint
+/// (`Checkpoint::state`), so that a resumed parse starts with it.
+pub trait Carried: Serialize {
+    /// Whether a checkpoint may be taken here (a parse can restart there); always, unless
+    /// the format says otherwise.
+    fn restartable(&self, _cp: &Checkpoint) -> bool {
+        true
+    }
+}
+
+/// A sink that stamps each checkpoint with the parser's carried state, and drops those
+/// the state says a parse cannot restart at.
+pub struct CarrySink<'s, C> {
+    pub inner: &'s mut dyn Sink,
+    pub carry: C,
+}
+
+impl<C: Carried> Sink for CarrySink<'_, C> {
+    fn message(&mut self, session: usize, msg: Message) -> Result<()> {
+        self.inner.message(session, msg)
+    }
+    fn bad(&mut self, bad: BadRecord) {
+        self.inner.bad(bad)
+    }
+    fn unknown(&mut self, kind: &str) {
+        self.inner.unknown(kind)
+    }
+    fn checkpoint(&mut self, mut cp: Checkpoint) {
+        if !self.carry.restartable(&cp) {
+            return;
+        }
+        cp.state = serde_json::to_value(&self.carry).unwrap_or(serde_json::Value::Null);
+        self.inner.checkpoint(cp)
+    }
+}
+
 /// What a parser needs to continue a file from a checkpoint. A resumed parse returns
 /// the metadata of the sessions from `checkpoint.session` on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
