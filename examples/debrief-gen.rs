@@ -4,12 +4,12 @@
 //! cargo run --release --example debrief-gen -- --size 1G --seed 1 target/bench/corpus
 //! ```
 //!
-//! The same arguments give byte-identical files on every run (see `debrief::synth`).
+//! The same arguments give byte-identical files on every run (see `debrief_synth`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use debrief::synth::{self, Spec};
+use debrief_synth::{self as synth, Spec};
 
 const USAGE: &str = "usage: debrief-gen [--size 1G] [--seed N] [--codex-share 0.1] [--big-session 600M] \
                      [--files N] [--threads N] [--plan] OUT_DIR";

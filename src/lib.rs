@@ -13,9 +13,6 @@ pub mod redact;
 pub mod report;
 pub mod serve;
 pub mod shell;
-/// Synthetic archives for the benchmark harness (`examples/debrief-gen.rs`).
-#[doc(hidden)]
-pub mod synth;
 pub mod team;
 mod test_point;
 pub mod walk;

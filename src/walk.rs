@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
+use crate::formats::{self, Places, Source};
 use crate::index::state;
 
 /// A file that may hold transcripts.
@@ -17,179 +18,17 @@ pub struct Candidate {
     pub explicit: bool,
 }
 
-/// An agent's default archive folder.
-#[derive(Debug, Clone)]
-pub struct Source {
-    pub agent: &'static str,
-    pub path: PathBuf,
-    /// The environment variable that moved it, when one did.
-    pub from_env: Option<&'static str>,
-}
-
-fn home() -> Option<PathBuf> {
-    directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf())
-}
-
 /// Where the agents keep their sessions on this machine (whether or not it exists),
-/// honouring each agent's own environment override.
+/// honouring each agent's own environment override, in the order of [`formats::all`].
 pub fn default_sources() -> Vec<Source> {
-    let mut out = Vec::new();
-    let home = home();
-    let claude = std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from);
-    match (&claude, &home) {
-        (Some(dir), _) => {
-            out.push(Source { agent: "claude-code", path: dir.join("projects"), from_env: Some("CLAUDE_CONFIG_DIR") })
-        }
-        (None, Some(h)) => {
-            out.push(Source { agent: "claude-code", path: h.join(".claude").join("projects"), from_env: None })
-        }
-        _ => {}
-    }
-    let codex = std::env::var_os("CODEX_HOME").map(PathBuf::from);
-    match (&codex, &home) {
-        (Some(dir), _) => out.push(Source { agent: "codex", path: dir.join("sessions"), from_env: Some("CODEX_HOME") }),
-        (None, Some(h)) => out.push(Source { agent: "codex", path: h.join(".codex").join("sessions"), from_env: None }),
-        _ => {}
-    }
-    // Gemini CLI: `$GEMINI_CLI_HOME` stands in for the home folder (packages/core/src/utils/paths.ts).
-    match (std::env::var_os("GEMINI_CLI_HOME").map(PathBuf::from), &home) {
-        (Some(dir), _) => out.push(Source {
-            agent: "gemini-cli",
-            path: dir.join(".gemini").join("tmp"),
-            from_env: Some("GEMINI_CLI_HOME"),
-        }),
-        (None, Some(h)) => {
-            out.push(Source { agent: "gemini-cli", path: h.join(".gemini").join("tmp"), from_env: None })
-        }
-        _ => {}
-    }
-    // OpenCode keeps its data under the XDG data folder on every platform (xdg-basedir).
-    let xdg = std::env::var_os("XDG_DATA_HOME").map(PathBuf::from).filter(|p| p.is_absolute());
-    let data = match (&xdg, &home) {
-        (Some(d), _) => Some((d.join("opencode"), Some("XDG_DATA_HOME"))),
-        (None, Some(h)) => Some((h.join(".local").join("share").join("opencode"), None)),
-        _ => None,
-    };
-    if let Some((dir, from_env)) = data {
-        out.push(Source { agent: "opencode", path: dir.join("storage").join("session"), from_env });
-        out.push(Source { agent: "opencode", path: dir.join("opencode.db"), from_env });
-    }
-    // OpenHands: the agent SDK / CLI keeps `~/.openhands/conversations/<id>/events/`,
-    // the V0 server its file store's `sessions/<id>/events/` (`FILE_STORE_PATH`).
-    if let Some(h) = &home {
-        out.push(Source { agent: "openhands", path: h.join(".openhands").join("conversations"), from_env: None });
-    }
-    match (std::env::var_os("FILE_STORE_PATH").map(PathBuf::from), &home) {
-        (Some(dir), _) => {
-            out.push(Source { agent: "openhands", path: dir.join("sessions"), from_env: Some("FILE_STORE_PATH") })
-        }
-        (None, Some(h)) => {
-            out.push(Source { agent: "openhands", path: h.join(".openhands").join("sessions"), from_env: None })
-        }
-        _ => {}
-    }
-    // pi keeps `<agent dir>/sessions/--<cwd>--/*.jsonl`; `$PI_CODING_AGENT_DIR` moves the agent dir.
-    match (std::env::var_os("PI_CODING_AGENT_DIR").map(PathBuf::from), &home) {
-        (Some(dir), _) => {
-            out.push(Source { agent: "pi", path: dir.join("sessions"), from_env: Some("PI_CODING_AGENT_DIR") })
-        }
-        (None, Some(h)) => {
-            out.push(Source { agent: "pi", path: h.join(".pi").join("agent").join("sessions"), from_env: None })
-        }
-        _ => {}
-    }
-    // Agents that kept another agent's file shape, in folders of their own (`formats::kin`),
-    // and Qwen Code's and iFlow CLI's own records.
-    if let Some(h) = &home {
-        out.push(Source { agent: "qwen-code", path: h.join(".qwen").join("projects"), from_env: None });
-        out.push(Source { agent: "qwen-code", path: h.join(".qwen").join("tmp"), from_env: None });
-        out.push(Source { agent: "iflow", path: h.join(".iflow").join("projects"), from_env: None });
-        out.push(Source { agent: "trae-cli", path: h.join(".trae").join("cli").join("sessions"), from_env: None });
-        out.push(Source { agent: "copilot-cli", path: h.join(".copilot").join("session-state"), from_env: None });
-        // Cursor's agent transcripts, one folder per workspace (`<slug>/agent-transcripts/`).
-        out.push(Source { agent: "cursor", path: h.join(".cursor").join("projects"), from_env: None });
-    }
-    // Goose keeps `sessions/sessions.db` (earlier `sessions/*.jsonl`) in its XDG data folder.
-    if let Some(data) = match (&xdg, &home) {
-        (Some(d), _) => Some(d.join("goose")),
-        (None, Some(h)) => Some(h.join(".local").join("share").join("goose")),
-        _ => None,
-    } {
-        out.push(Source {
-            agent: "goose",
-            path: data.join("sessions"),
-            from_env: xdg.as_ref().map(|_| "XDG_DATA_HOME"),
-        });
-    }
-    // Kilo (an OpenCode core) keeps OpenCode's layout under its own name in the XDG data folder.
-    if let Some(data) = match (&xdg, &home) {
-        (Some(d), _) => Some(d.join("kilo")),
-        (None, Some(h)) => Some(h.join(".local").join("share").join("kilo")),
-        _ => None,
-    } {
-        let from_env = xdg.as_ref().map(|_| "XDG_DATA_HOME");
-        out.push(Source { agent: "kilo", path: data.join("storage").join("session"), from_env });
-        out.push(Source { agent: "kilo", path: data.join("kilo.db"), from_env });
-    }
-    // mini-swe-agent saves its last run in its config folder (platformdirs).
-    let mini = std::env::var_os("MSWEA_GLOBAL_CONFIG_DIR").map(PathBuf::from);
-    let config = directories::BaseDirs::new().map(|d| d.config_dir().join("mini-swe-agent"));
-    match (mini, config) {
-        (Some(dir), _) => {
-            out.push(Source { agent: "openai-chat", path: dir, from_env: Some("MSWEA_GLOBAL_CONFIG_DIR") })
-        }
-        (None, Some(dir)) => out.push(Source { agent: "openai-chat", path: dir, from_env: None }),
-        _ => {}
-    }
-    out.extend(vscode_extension_sources(home.as_deref()));
-    out
-}
-
-/// Cline and Roo Code (and Kilo Code, which writes Roo Code's format) keep their tasks in
-/// the editor's global storage: `<config>/<editor>/User/globalStorage/<extension>/tasks`.
-/// VS Code's folder is always listed; other editors (Insiders, VSCodium, Cursor,
-/// Windsurf) when the extension has a folder there. The Cline CLI uses `~/.cline/data/tasks`.
-fn vscode_extension_sources(home: Option<&Path>) -> Vec<Source> {
-    const EXTENSIONS: &[(&str, &str)] = &[
-        ("cline", "saoudrizwan.claude-dev"),
-        ("roo-code", "rooveterinaryinc.roo-cline"),
-        ("kilo-code", "kilocode.kilo-code"),
-    ];
-    const EDITORS: &[&str] = &["Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf"];
-    let mut out = Vec::new();
-    let Some(config) = directories::BaseDirs::new().map(|d| d.config_dir().to_path_buf()) else { return out };
-    for (agent, ext) in EXTENSIONS {
-        for editor in EDITORS {
-            let dir = config.join(editor).join("User").join("globalStorage").join(ext);
-            if *editor == "Code" && *agent != "kilo-code" || dir.is_dir() {
-                out.push(Source { agent, path: dir.join("tasks"), from_env: None });
-            }
-        }
-    }
-    // VS Code's own chat (Copilot): a chatSessions/ folder per workspace.
-    for editor in EDITORS {
-        let dir = config.join(editor).join("User").join("workspaceStorage");
-        if *editor == "Code" || dir.is_dir() {
-            out.push(Source { agent: "copilot-chat", path: dir, from_env: None });
-        }
-    }
-    if let Some(h) = home {
-        let cli = h.join(".cline").join("data").join("tasks");
-        if cli.is_dir() {
-            out.push(Source { agent: "cline", path: cli, from_env: None });
-        }
-    }
-    out
+    let places = Places::here();
+    formats::all().iter().flat_map(|f| f.folders(&places)).collect()
 }
 
 /// Formats whose sessions live with each project, not in a folder of the agent's own:
 /// `debrief index` cannot find them by itself, so they are named here for people.
-pub fn without_default_folder() -> &'static [(&'static str, &'static str)] {
-    &[
-        ("aider", ".aider.chat.history.md in the root of each project aider ran in"),
-        ("specstory", ".specstory/history/*.md in each project"),
-        ("swe-agent", "*.traj under trajectories/ where SWE-agent ran"),
-    ]
+pub fn without_default_folder() -> Vec<(&'static str, &'static str)> {
+    formats::all().iter().filter_map(|f| Some((f.id(), f.kept_with_project()?))).collect()
 }
 
 /// Why a folder named on the command line gave no transcript (no file in it is of a
@@ -207,15 +46,10 @@ pub fn empty_folder_reason(dir: &Path) -> String {
     }
 }
 
-/// File names worth sniffing inside folders. Files named explicitly are always tried.
+/// File names worth sniffing inside folders: those some format claims. Files named
+/// explicitly are always tried.
 fn worth_sniffing(path: &Path) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let lower = name.to_ascii_lowercase();
-    lower == "opencode.db"
-        || lower == "kilo.db"
-        || lower == "sessions.db"
-            && path.parent().and_then(Path::parent).and_then(Path::file_name).is_some_and(|n| n == "goose")
-        || [".jsonl", ".json", ".md", ".traj"].iter().any(|ext| lower.ends_with(ext))
+    formats::all().iter().flat_map(|f| f.file_names()).any(|p| formats::folders::name_matches(p, path))
 }
 
 /// Folders whose files are read through another file, never on their own: OpenCode's

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use debrief::synth::{self, Spec};
+use debrief_synth::{self as synth, Spec};
 
 fn files_of(root: &Path) -> BTreeMap<String, Vec<u8>> {
     walkdir::WalkDir::new(root)

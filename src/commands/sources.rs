@@ -140,7 +140,7 @@ pub fn run(cli: &Cli, args: &SourcesArgs) -> Result<i32> {
     Ok(0)
 }
 
-pub fn folder(s: walk::Source, state: Option<&State>) -> Folder {
+pub fn folder(s: crate::formats::Source, state: Option<&State>) -> Folder {
     let exists = s.path.exists();
     let (files, bytes) = if exists {
         let mut problems = Vec::new();

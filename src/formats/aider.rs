@@ -61,6 +61,14 @@ impl Format for Aider {
         "Aider"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.md"]
+    }
+
+    fn kept_with_project(&self) -> Option<&'static str> {
+        Some(".aider.chat.history.md in the root of each project aider ran in")
+    }
+
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let named = path.file_name().is_some_and(|n| n == ".aider.chat.history.md");

@@ -48,7 +48,9 @@ use anyhow::Result;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{Assembler, At, Format, Input, Sink, json_reason, orphan_result_message, parse_json_line, parse_time};
+use super::{
+    Assembler, At, CarrySink, Format, Input, Sink, json_reason, orphan_result_message, parse_json_line, parse_time,
+};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
 
 pub struct ClaudeCode;
@@ -286,7 +288,7 @@ struct Carry {
     /// a sidechain one), decided at the first user or assistant record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     subagent_file: Option<bool>,
-    /// A session besides the main one has begun: no later checkpoint (see [`CarrySink`]).
+    /// A session besides the main one has begun: no later checkpoint (see `restartable`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     sealed: bool,
 }
@@ -512,6 +514,14 @@ impl Format for ClaudeCode {
         "Claude Code"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.jsonl"]
+    }
+
+    fn folders(&self, places: &super::Places) -> Vec<super::Source> {
+        places.moved_home(self.id(), "CLAUDE_CONFIG_DIR", &[".claude"], &["projects"])
+    }
+
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
@@ -650,31 +660,13 @@ fn finish_file(st: State, mut asm: Assembler, sink: &mut dyn Sink, path: &Path) 
     Ok(metas)
 }
 
-/// Stamps the rewind-detection state onto every checkpoint, and keeps only the main
-/// session's checkpoints from before the file's first other session: a resumed read
+/// The rewind-detection state, handed on in checkpoints: only in the main session's,
+/// and only before the file's first other session begins: a resumed read
 /// cannot rebuild subagents or branches already under way, so from then on the file is
 /// read again from there (a rare case: older versions, rewinds).
-struct CarrySink<'s> {
-    inner: &'s mut dyn Sink,
-    carry: Carry,
-}
-
-impl Sink for CarrySink<'_> {
-    fn message(&mut self, session: usize, msg: Message) -> Result<()> {
-        self.inner.message(session, msg)
-    }
-    fn bad(&mut self, bad: BadRecord) {
-        self.inner.bad(bad)
-    }
-    fn unknown(&mut self, kind: &str) {
-        self.inner.unknown(kind)
-    }
-    fn checkpoint(&mut self, mut cp: super::Checkpoint) {
-        if cp.session != 0 || self.carry.sealed {
-            return;
-        }
-        cp.state = serde_json::to_value(&self.carry).unwrap_or(serde_json::Value::Null);
-        self.inner.checkpoint(cp)
+impl super::Carried for Carry {
+    fn restartable(&self, cp: &super::Checkpoint) -> bool {
+        cp.session == 0 && !self.sealed
     }
 }
 
@@ -1441,6 +1433,10 @@ impl Format for ClaudeCodeWeb {
 
     fn agent(&self) -> &'static str {
         "Claude Code"
+    }
+
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.json"]
     }
 
     fn sniff(&self, _path: &Path, head: &[u8]) -> u8 {

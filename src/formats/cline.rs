@@ -116,6 +116,18 @@ impl Format for Cline {
     fn agent(&self) -> &'static str {
         "Cline"
     }
+
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.json"]
+    }
+
+    fn folders(&self, places: &super::Places) -> Vec<super::Source> {
+        let mut out = places.editors(self.id(), &["globalStorage", "saoudrizwan.claude-dev"], true, &["tasks"]);
+        // The Cline CLI, when it has run here.
+        out.extend(places.in_home(self.id(), &[".cline", "data", "tasks"]).into_iter().filter(|s| s.path.is_dir()));
+        out
+    }
+
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         let s = sniff_content(path, head);
         if s > 0 && which(path).0 == "cline" { s + 2 } else { s }
@@ -132,6 +144,18 @@ impl Format for RooCode {
     fn agent(&self) -> &'static str {
         "Roo Code"
     }
+
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.json"]
+    }
+
+    fn folders(&self, places: &super::Places) -> Vec<super::Source> {
+        // Kilo Code writes Roo Code's task folders under its own extension id (`formats::kin`).
+        let mut out = places.editors(self.id(), &["globalStorage", "rooveterinaryinc.roo-cline"], true, &["tasks"]);
+        out.extend(places.editors("kilo-code", &["globalStorage", "kilocode.kilo-code"], false, &["tasks"]));
+        out
+    }
+
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         let s = sniff_content(path, head);
         if s > 0 && which(path).0 == "roo-code" { s + 2 } else { s }

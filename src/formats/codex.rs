@@ -52,7 +52,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{Assembler, At, Format, Input, Sink, json_reason, orphan_result_message, parse_json_line, parse_time};
+use super::{
+    Assembler, At, CarrySink, Format, Input, Sink, json_reason, orphan_result_message, parse_json_line, parse_time,
+};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
 use code_mode::{CellStatus, ExecResult, Nested};
 
@@ -504,6 +506,17 @@ impl Format for Codex {
         "Codex CLI"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.jsonl"]
+    }
+
+    fn folders(&self, places: &super::Places) -> Vec<super::Source> {
+        // TRAE CLI writes Codex's rollouts in a folder of its own (`formats::kin`).
+        let mut out = places.moved_home(self.id(), "CODEX_HOME", &[".codex"], &["sessions"]);
+        out.extend(places.in_home("trae-cli", &[".trae", "cli", "sessions"]));
+        out
+    }
+
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let mut score = 0u8;
@@ -542,7 +555,7 @@ impl Format for Codex {
             st.carry = serde_json::from_value(r.checkpoint.state.clone()).unwrap_or_default();
         }
         let mut asm = Assembler::from_resume(input.resume());
-        let mut sink = CarrySink { inner: sink, response_items: st.carry.response_items };
+        let mut sink = CarrySink { inner: sink, carry: Carry { response_items: st.carry.response_items } };
         let mut repaired = None;
         loop {
             let Some(line) = input.next_line()? else { break };
@@ -573,7 +586,7 @@ impl Format for Codex {
             if let Err(reason) = record(&mut st, &mut asm, rec, line.bytes, at, &mut sink) {
                 sink.bad(BadRecord { line: Some(at.line), reason });
             }
-            sink.response_items = st.carry.response_items;
+            sink.carry.response_items = st.carry.response_items;
         }
         // A rollout with no message (opened and left before the first prompt) is said
         // by the shared rule for files read as nothing (`formats::Unread`).
@@ -589,27 +602,8 @@ impl Format for Codex {
     }
 }
 
-/// Stamps the parser's carried state onto every checkpoint.
-struct CarrySink<'s> {
-    inner: &'s mut dyn Sink,
-    response_items: bool,
-}
-
-impl Sink for CarrySink<'_> {
-    fn message(&mut self, session: usize, msg: Message) -> Result<()> {
-        self.inner.message(session, msg)
-    }
-    fn bad(&mut self, bad: BadRecord) {
-        self.inner.bad(bad)
-    }
-    fn unknown(&mut self, kind: &str) {
-        self.inner.unknown(kind)
-    }
-    fn checkpoint(&mut self, mut cp: super::Checkpoint) {
-        cp.state = serde_json::to_value(Carry { response_items: self.response_items }).unwrap_or(Value::Null);
-        self.inner.checkpoint(cp)
-    }
-}
+/// Handed on in every checkpoint; a Codex rollout can be resumed at any of them.
+impl super::Carried for Carry {}
 
 fn record(
     st: &mut State,
@@ -824,6 +818,10 @@ impl Format for CodexJson {
 
     fn agent(&self) -> &'static str {
         "Codex CLI"
+    }
+
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.json"]
     }
 
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {

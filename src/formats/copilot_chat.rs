@@ -79,6 +79,15 @@ impl Format for CopilotChat {
         "VS Code Copilot Chat"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.json", "*.jsonl"]
+    }
+
+    fn folders(&self, places: &super::Places) -> Vec<super::Source> {
+        // A chatSessions/ folder per workspace.
+        places.editors(self.id(), &["workspaceStorage"], true, &[])
+    }
+
     fn sniff(&self, _path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let t = text.trim_start();

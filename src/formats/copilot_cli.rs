@@ -93,6 +93,14 @@ impl Format for CopilotCli {
         "GitHub Copilot CLI"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.jsonl"]
+    }
+
+    fn folders(&self, places: &super::Places) -> Vec<super::Source> {
+        places.in_home(self.id(), &[".copilot", "session-state"])
+    }
+
     fn sniff(&self, _path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let lines = text.lines().map(str::trim).filter(|l| !l.is_empty()).take(20);

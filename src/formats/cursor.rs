@@ -149,6 +149,15 @@ impl Format for Cursor {
         "Cursor"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.jsonl"]
+    }
+
+    fn folders(&self, places: &super::Places) -> Vec<super::Source> {
+        // One folder per workspace (`<slug>/agent-transcripts/`).
+        places.in_home(self.id(), &[".cursor", "projects"])
+    }
+
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         if !is_transcript(head) {
             return 0;

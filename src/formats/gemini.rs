@@ -347,6 +347,15 @@ impl Format for GeminiCli {
         "Gemini CLI"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.json", "*.jsonl"]
+    }
+
+    fn folders(&self, places: &super::Places) -> Vec<super::Source> {
+        // `$GEMINI_CLI_HOME` stands in for the home folder (packages/core/src/utils/paths.ts).
+        places.moved_home(self.id(), "GEMINI_CLI_HOME", &[], &[".gemini", "tmp"])
+    }
+
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         if !text.trim_start().starts_with('{') {
@@ -543,6 +552,10 @@ impl Format for GeminiCheckpoint {
         "Gemini CLI"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.json"]
+    }
+
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let t = text.trim_start();
@@ -665,6 +678,10 @@ impl Format for GeminiStream {
 
     fn agent(&self) -> &'static str {
         "Gemini CLI"
+    }
+
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.jsonl"]
     }
 
     fn sniff(&self, _path: &Path, head: &[u8]) -> u8 {

@@ -207,6 +207,15 @@ impl Format for Goose {
         "Goose"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.jsonl"]
+    }
+
+    fn folders(&self, places: &super::Places) -> Vec<super::Source> {
+        // `sessions/sessions.db` (earlier `sessions/*.jsonl`) in Goose's XDG data folder.
+        places.data(self.id(), "goose", &[&["sessions"]])
+    }
+
     fn sniff(&self, _path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
@@ -248,6 +257,10 @@ impl Format for GooseDb {
 
     fn agent(&self) -> &'static str {
         "Goose"
+    }
+
+    fn file_names(&self) -> &'static [&'static str] {
+        &["goose/*/sessions.db"]
     }
 
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {

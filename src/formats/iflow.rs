@@ -61,6 +61,14 @@ impl Format for Iflow {
         "iFlow CLI"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.jsonl"]
+    }
+
+    fn folders(&self, places: &super::Places) -> Vec<super::Source> {
+        places.in_home(self.id(), &[".iflow", "projects"])
+    }
+
     fn sniff(&self, _path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let lines = text.lines().map(str::trim).filter(|l| !l.is_empty()).take(20);

@@ -15,6 +15,7 @@ pub mod codex;
 pub mod copilot_chat;
 pub mod copilot_cli;
 pub mod cursor;
+pub mod folders;
 pub mod gemini;
 pub mod goose;
 pub mod iflow;
@@ -36,6 +37,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+pub use self::folders::{Places, Source};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, Session, SessionMeta};
 
 /// A line longer than this is skipped and reported; it would otherwise make memory
@@ -48,6 +50,21 @@ pub trait Format: Send + Sync {
     fn id(&self) -> &'static str;
     /// Agent name for people.
     fn agent(&self) -> &'static str;
+    /// The names its files have ([`folders::name_matches`] patterns): in a folder, only
+    /// files some format claims are sniffed; a file named on the command line always is.
+    fn file_names(&self) -> &'static [&'static str];
+    /// The agent's default folders on this machine (whether or not they exist), each
+    /// with the environment variable that moves it, and those of agents that write this
+    /// format's shape in folders of their own (`kin`). `debrief index` with no path
+    /// reads them; `debrief sources` lists them.
+    fn folders(&self, _places: &Places) -> Vec<Source> {
+        Vec::new()
+    }
+    /// Where its sessions are when the agent keeps them with each project rather than in
+    /// a folder of its own (so `debrief index` cannot find them by itself), for people.
+    fn kept_with_project(&self) -> Option<&'static str> {
+        None
+    }
     /// How sure the format is that it reads this file (0 = not its format), judged
     /// from the content's first bytes, with the name as a tie-breaker only.
     fn sniff(&self, path: &Path, head: &[u8]) -> u8;
@@ -246,6 +263,42 @@ pub struct Checkpoint {
     /// Format-specific context needed to carry on (small).
     #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
     pub state: serde_json::Value,
+}
+
+/// What a line parser carries from record to record and hands on in each checkpoint
+/// (`Checkpoint::state`), so that a resumed parse starts with it.
+pub trait Carried: Serialize {
+    /// Whether a checkpoint may be taken here (a parse can restart there); always, unless
+    /// the format says otherwise.
+    fn restartable(&self, _cp: &Checkpoint) -> bool {
+        true
+    }
+}
+
+/// A sink that stamps each checkpoint with the parser's carried state, and drops those
+/// the state says a parse cannot restart at.
+pub struct CarrySink<'s, C> {
+    pub inner: &'s mut dyn Sink,
+    pub carry: C,
+}
+
+impl<C: Carried> Sink for CarrySink<'_, C> {
+    fn message(&mut self, session: usize, msg: Message) -> Result<()> {
+        self.inner.message(session, msg)
+    }
+    fn bad(&mut self, bad: BadRecord) {
+        self.inner.bad(bad)
+    }
+    fn unknown(&mut self, kind: &str) {
+        self.inner.unknown(kind)
+    }
+    fn checkpoint(&mut self, mut cp: Checkpoint) {
+        if !self.carry.restartable(&cp) {
+            return;
+        }
+        cp.state = serde_json::to_value(&self.carry).unwrap_or(serde_json::Value::Null);
+        self.inner.checkpoint(cp)
+    }
 }
 
 /// What a parser needs to continue a file from a checkpoint. A resumed parse returns

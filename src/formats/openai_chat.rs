@@ -39,6 +39,16 @@ impl Format for OpenAiChat {
         "OpenAI-style messages (mini-swe-agent, …)"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.json"]
+    }
+
+    fn folders(&self, places: &super::Places) -> Vec<super::Source> {
+        // mini-swe-agent saves its last run in its config folder (platformdirs).
+        let config = places.config.as_ref().map(|c| c.join("mini-swe-agent"));
+        places.moved(self.id(), "MSWEA_GLOBAL_CONFIG_DIR", config, &[])
+    }
+
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let t = text.trim_start();

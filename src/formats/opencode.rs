@@ -326,6 +326,18 @@ impl Format for OpenCode {
         "OpenCode"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.json"]
+    }
+
+    fn folders(&self, places: &super::Places) -> Vec<super::Source> {
+        // OpenCode keeps its data under the XDG data folder on every platform (xdg-basedir),
+        // and Kilo (an OpenCode core) the same layout under its own name (`formats::kin`).
+        let mut out = places.data(self.id(), "opencode", &[&["storage", "session"], &["opencode.db"]]);
+        out.extend(places.data("kilo", "kilo", &[&["storage", "session"], &["kilo.db"]]));
+        out
+    }
+
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         if !is_storage_session(head) {
             return 0;
@@ -395,6 +407,10 @@ impl Format for OpenCodeDb {
 
     fn agent(&self) -> &'static str {
         "OpenCode"
+    }
+
+    fn file_names(&self) -> &'static [&'static str] {
+        &["opencode.db", "kilo.db"]
     }
 
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {

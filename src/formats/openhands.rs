@@ -95,6 +95,18 @@ impl Format for OpenHands {
         "OpenHands"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.json"]
+    }
+
+    fn folders(&self, places: &super::Places) -> Vec<super::Source> {
+        // The agent SDK / CLI keeps `~/.openhands/conversations/<id>/events/`, the V0 server
+        // its file store's `sessions/<id>/events/` (`FILE_STORE_PATH`).
+        let mut out = places.in_home(self.id(), &[".openhands", "conversations"]);
+        out.extend(places.moved_home(self.id(), "FILE_STORE_PATH", &[".openhands"], &["sessions"]));
+        out
+    }
+
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let t = text.trim_start();

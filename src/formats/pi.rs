@@ -53,6 +53,15 @@ impl Format for Pi {
         "pi"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.jsonl"]
+    }
+
+    fn folders(&self, places: &super::Places) -> Vec<super::Source> {
+        // `<agent dir>/sessions/--<cwd>--/*.jsonl`; `$PI_CODING_AGENT_DIR` moves the agent dir.
+        places.moved_home(self.id(), "PI_CODING_AGENT_DIR", &[".pi", "agent"], &["sessions"])
+    }
+
     fn sniff(&self, _path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let Some(first) = text.lines().map(str::trim).find(|l| !l.is_empty()) else { return 0 };

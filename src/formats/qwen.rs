@@ -88,6 +88,17 @@ impl Format for QwenCode {
         "Qwen Code"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.jsonl"]
+    }
+
+    fn folders(&self, places: &super::Places) -> Vec<super::Source> {
+        // Its own records, and the Gemini CLI shape its first versions wrote (`formats::kin`).
+        let mut out = places.in_home(self.id(), &[".qwen", "projects"]);
+        out.extend(places.in_home(self.id(), &[".qwen", "tmp"]));
+        out
+    }
+
     fn sniff(&self, _path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let lines = text.lines().map(str::trim).filter(|l| !l.is_empty()).take(20);

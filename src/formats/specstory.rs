@@ -68,6 +68,14 @@ impl Format for SpecStory {
         "SpecStory"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.md"]
+    }
+
+    fn kept_with_project(&self) -> Option<&'static str> {
+        Some(".specstory/history/*.md in each project")
+    }
+
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let first = text.lines().map(str::trim).find(|l| !l.is_empty());

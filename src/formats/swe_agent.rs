@@ -66,6 +66,14 @@ impl Format for SweAgent {
         "SWE-agent"
     }
 
+    fn file_names(&self) -> &'static [&'static str] {
+        &["*.traj"]
+    }
+
+    fn kept_with_project(&self) -> Option<&'static str> {
+        Some("*.traj under trajectories/ where SWE-agent ran")
+    }
+
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let t = text.trim_start();

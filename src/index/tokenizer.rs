@@ -499,14 +499,15 @@ mod tests {
             "\"",
             "'",
         ];
-        let mut rng = crate::synth::Rng::new(7);
+        use rand::{Rng as _, SeedableRng as _, rngs::StdRng};
+        let mut rng = StdRng::seed_from_u64(7);
         // One tokenizer for all texts: what it remembers must not leak from one to the next.
         let mut t = CodeTokenizer::default();
         for round in 0..3000 {
             let mut text = String::new();
-            let n = rng.range(0, if round % 100 == 0 { 400 } else { 40 });
+            let n = rng.random_range(0..=if round % 100 == 0 { 400 } else { 40 });
             for _ in 0..n {
-                text.push_str(ALPHABET[rng.below(ALPHABET.len())]);
+                text.push_str(ALPHABET[rng.random_range(0..ALPHABET.len())]);
             }
             let mut s = t.token_stream(&text);
             let mut got = Vec::new();
