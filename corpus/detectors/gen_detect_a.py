@@ -482,6 +482,14 @@ def noisy_search():
         A("", sh("rg -n 'pr_fan_|pr_camera_|opt_' opk -S", "\n".join(hits[:50]) + "\n[... omitted 0 of 178 lines ...]\n\n" + "\n".join(hits[-51:]))),
     ]
     write("noisy-search", "neg-cut-kept-most", claude, codex_steps=codex)
+    # Codex CLI before its envelope format (August 2025) kept the head and said only
+    # "[Output truncated after N lines: too many lines or bytes.]": how much was cut is
+    # unknown, so the matches past the cut are lost. A listing cut the same way is not.
+    shell_hits = log_lines("", 116, lambda i: f"core/src/exec{i % 9}.rs:{40 + i}:    // run the shell command in the sandbox ({i})")
+    cut_mark = "\n\n[Output truncated after 116 lines: too many lines or bytes.]"
+    write("noisy-search", "pos-head-cut", [U("Where does the shell tool get its sandbox policy?"), A("", sh("rg -n 'shell' core exec tui", shell_hits + cut_mark))])
+    listing = "\n".join(f"codex-rs/core/src/m{i}.rs" for i in range(256))
+    write("noisy-search", "neg-listing-head-cut", [U("What is in codex-rs?"), A("", sh("rg --files codex-rs", listing + "\n\n[Output truncated after 256 lines: too many lines or bytes.]"))])
     write(
         "noisy-search",
         "neg-loop-probe",
@@ -639,6 +647,23 @@ def self_correction():
         A("I apologize for the mistake in my previous response. Let me provide the correct SEARCH/REPLACE block:\n\n```python\n<<<<<<< SEARCH\ndef helper():\n=======\ndef normalize():\n>>>>>>> REPLACE\n```"),
     ]
     write("self-correction", "neg-apology-for-edit-format", steps)
+    # A contradiction without a stock phrase: "has no keys" taken back by "has the keys"
+    # after a look that changed nothing; the near miss adds the key in between.
+    steps = [
+        U("ssh to the build box still asks for a password."),
+        A("The SSH agent still has no keys loaded. You need to enable the key in your password manager.", sh("ssh-add -L", "The agent has no identities.", exit=1)),
+        A("Let me see which agent your ssh config uses.", sh("cat ~/.ssh/config", "Host build\n  IdentityAgent ~/.pm/agent.sock")),
+        A("Your config points at the password manager's own socket; let me list that one.", sh("SSH_AUTH_SOCK=~/.pm/agent.sock ssh-add -l", "256 SHA256:Qm9vdA id_build (ED25519)")),
+        A("The password manager's agent has the keys. The default agent is the one that was empty."),
+    ]
+    write("self-correction", "pos-has-the-keys", steps)
+    steps = [
+        U("ssh to the build box still asks for a password."),
+        A("The SSH agent has no keys loaded."),
+        A("", sh("ssh-add ~/.ssh/id_build", "Identity added: /home/dana/.ssh/id_build")),
+        A("The SSH agent has the keys now; try the login again."),
+    ]
+    write("self-correction", "neg-has-the-keys-after-adding", steps)
 
 
 def polling_timeout():

@@ -61,6 +61,17 @@ def positives():
         U("fix:\ndana@book ~ % ssh dana@build.example.org\nThe authenticity of host 'build.example.org' can't be established.\nAre you sure you want to continue connecting (yes/no/[fingerprint])? yes\nWarning: Permanently added 'build.example.org' (ED25519) to the list of known hosts.\ndana@book ~ %"),
     ])
 
+    # A change handed back to be tried, answered by the next error alone (held-out cx21
+    # [msg 93], cx43); a problem that "keeps" coming back (held-out cx44 [msg 53]).
+    write(D, "pos-lone-error-after-handback", [
+        U("The docker build fails on the COPY step."),
+        A("", sh("sed -n '1,20p' Dockerfile", "FROM rust:1.80 as builder\nCOPY app /src/app")),
+        A("I updated the Dockerfile to copy the build context.\n\nRebuild with:\n- `docker build -t app:local app/`"),
+        U("error: package ID specification `app-cli` did not match any packages"),
+        A("The package is named app; I switched the build to `--bin app`. The search tool now gets the API key from .env."),
+        U("the build works but the search tool keeps saying no API key"),
+    ])
+
 
 def negatives():
     write(D, "neg-requests-and-approvals", [
@@ -93,6 +104,15 @@ def negatives():
         U("Create a Start Menu shortcut for the Gemini CLI."),
         A("I've created the script create_shortcut.ps1 in your home folder; it sets the icon and the working directory."),
         U("fix this : dana/opk - CodeQL Advanced #5\nCodeQL found 3 alerts on main"),
+    ])
+    write(D, "neg-lone-error-not-handed-back", [
+        U("Why does the docker build fail?"),
+        A("The Dockerfile copies `app/` but the build context is already `app/`, so the path does not exist."),
+        U("error: failed to compute cache key: \"/app\": not found"),
+        A("I changed the base image. Run the build again and paste the error if it still fails."),
+        U("error: could not compile `app-core` (lib) due to 2 previous errors"),
+        A("Added the retry flag."),
+        U("make sure it keeps running after a restart"),
     ])
     write(D, "neg-fix-paste-first-turn", [
         U("fix this:\n      0 [main] bash 62 dofork: child -1 - forked process 16976 died unexpectedly, retry 0\n1070493 [main] bash 62 dofork: child -1 - forked process 32460 died unexpectedly, retry 0"),

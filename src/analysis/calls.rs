@@ -125,6 +125,7 @@ const LOOKING_PROGRAMS: &[&str] = &[
     "env",
     "printenv",
     "ps",
+    "ssh-add",
     "pgrep",
     "top",
     "htop",
@@ -684,6 +685,8 @@ pub fn command_only_looks(c: &SimpleCommand) -> bool {
                 || c.flag_value(Some('X'), Some("request")).is_some_and(|m| !m.eq_ignore_ascii_case("GET")))
         }
         "find" => !c.args.iter().any(|a| a == "-delete" || a == "-exec" || a == "-execdir"),
+        // `ssh-add -l` / `-L` list the agent's keys; without them it adds or removes keys.
+        "ssh-add" => c.has_flag(Some('l'), None) || c.has_flag(Some('L'), None),
         // Tools that also change things look only with their looking subcommands.
         "docker" | "podman" => matches!(sub(c), "logs" | "ps" | "inspect" | "stats" | "top" | "images"),
         "kubectl" | "oc" => matches!(sub(c), "get" | "logs" | "describe" | "top" | "wait" | "explain"),

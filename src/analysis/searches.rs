@@ -63,6 +63,8 @@ static TRUNCATION: LazyLock<Regex> = LazyLock::new(|| {
         r"|Output too large \([^)]*\)\. Full output saved",
         r"|\[\.\.\. Observation truncated due to length \.\.\.\]",
         r"|<response clipped>",
+        // Codex CLI before its envelope format (August 2025): the head is kept.
+        r"|\[Output truncated after \d+ lines: too many lines or bytes\.\]",
     ))
     .expect("truncation markers are a valid regex")
 });
@@ -829,6 +831,7 @@ mod tests {
             "a\n... [120 lines truncated] ...\nb",
             "a\n[... omitted 900 of 1200 lines ...]\n",
             "x…4512 tokens truncated…y",
+            "a\n\n[Output truncated after 256 lines: too many lines or bytes.]",
         ] {
             assert!(Shape::of(m).truncated.is_some(), "{m}");
         }

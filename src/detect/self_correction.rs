@@ -47,8 +47,10 @@ the ways real sessions do it:
   carefully, …", "On second thought, …" (等等，这样不行; espera, eso no funciona);
 - a contradiction of its own recent statement about the same thing: "The YubiKey is
   NOT locked out" after "… the PIV PIN on your YubiKey is locked out", "the server is
-  actually running" after "the server is not running" — with no turn of the person's
-  and no relaunch in between (either could have changed the facts).
+  actually running" after "the server is not running", "The 1Password agent has the
+  keys" after "the 1Password SSH agent still has no keys loaded" (then only looks may
+  stand between the two: nothing was done that could have given it the keys) — with no
+  turn of the person's and no relaunch in between (either could have changed the facts).
 
 Only what the assistant says counts, not its reasoning (the `thinking` of formats
 that record it): reasoning revises hypotheses all the time ("actually wait, let me look
@@ -208,6 +210,12 @@ static BAD_STATE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\bnot\b|n['’]t\b|\bno\s+longer\b|\blocked\b|\bbroken\b|\bfail\w*|\bcrash\w*|\bdead\b|\bdown\b|\bmissing\b|\blost\b|\bgone\b|\bcorrupt\w*|\bstopped\b|\bstuck\b|\binvalid\w*",
     )
     .expect("bad-state regex is valid")
+});
+/// "The 1Password agent has the keys": a plain statement that something holds something,
+/// to be checked against an earlier statement of the assistant that it held none.
+static HAS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:has|have)\s+(?:the|its|their|all\s+the|all|both)\s+(?P<noun>[a-z][\w-]{2,})\b")
+        .expect("possession regex is valid")
 });
 static NEGATION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\bnot\b|n['’]t\b|\bno\b|\bnever\b").expect("negation regex is valid"));
@@ -455,6 +463,16 @@ fn contradiction(msgs: &[Message], i: usize) -> Option<(String, usize)> {
                 return Some((s.to_string(), j));
             }
         }
+        if let Some(c) = HAS.captures(s) {
+            let verb = c.get(0).map_or(0, |m| m.start());
+            let clause = clause_before(s, verb);
+            let noun = c["noun"].to_lowercase();
+            if let Some(subj) = subject(clause).filter(|_| !hedged(clause) && !NEGATION.is_match(clause))
+                && let Some(j) = denied_possession(msgs, i, &subj, &noun)
+            {
+                return Some((s.to_string(), j));
+            }
+        }
         if let Some(m) = ACTUALLY_FINE.find(s) {
             let clause = clause_before(s, m.start());
             if let Some(subj) = subject(clause).filter(|_| !hedged(clause))
@@ -468,6 +486,19 @@ fn contradiction(msgs: &[Message], i: usize) -> Option<(String, usize)> {
         }
     }
     None
+}
+
+/// An earlier sentence saying that the subject holds none of `noun` ("still has no keys
+/// loaded", "doesn't have the key"), with only looks between it and message `i`: nothing
+/// was done that could have given it one, so the later "has the keys" takes it back.
+fn denied_possession(msgs: &[Message], i: usize, subj: &str, noun: &str) -> Option<usize> {
+    let stem = regex::escape(noun.strip_suffix('s').unwrap_or(noun));
+    let none = Regex::new(&format!(
+        r"(?i)\b(?:(?:has|have)\s+no|(?:doesn['’]t|does\s+not|don['’]t|do\s+not)\s+have(?:\s+(?:any|the|its|their))?)\s+(?:[\w-]+\s+)?{stem}s?\b"
+    ))
+    .ok()?;
+    let (j, _) = earlier_statement(msgs, i, |e| e.to_lowercase().contains(subj) && none.is_match(e))?;
+    (j..i).all(|k| liveness::only_observes(&msgs[k])).then_some(j)
 }
 
 /// The retraction message `i` holds, if any: the one that comes first in its prose.
@@ -938,6 +969,46 @@ mod tests {
             said(3, "The server is actually running now on port 8000."),
         ];
         assert!(run(&relaunch).is_empty());
+    }
+
+    #[test]
+    fn a_later_has_the_takes_back_its_own_has_no() {
+        let msgs = vec![
+            said(1, "The 1Password SSH agent still has no keys loaded. You need to enable the keys in the app."),
+            ran(2, "SSH_AUTH_SOCK=~/agent.sock ssh-add -l", "256 SHA256:abc id_ed25519 (ED25519)\n"),
+            said(3, "The 1Password agent has the keys. Let me try SSH with that socket."),
+        ];
+        let f = run(&msgs);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].evidence, vec![1, 3]);
+        let dont = vec![
+            said(1, "The build container doesn't have the Rust toolchain."),
+            ran(2, "ls /usr/local/cargo/bin", "cargo\nrustc\n"),
+            said(3, "The container has the toolchain after all; the PATH is what is missing."),
+        ];
+        assert_eq!(keys(&dont), vec![3]);
+    }
+
+    #[test]
+    fn a_later_has_the_near_misses() {
+        let none = said(1, "The SSH agent has no keys loaded.");
+        // Something was done in between that gives it the keys.
+        let added = vec![
+            none.clone(),
+            ran(2, "ssh-add ~/.ssh/id_ed25519", "Identity added\n"),
+            said(3, "The agent has the keys now."),
+        ];
+        assert!(run(&added).is_empty());
+        // The person spoke in between.
+        let asked = vec![none.clone(), user(2, "I enabled them in the app"), said(3, "The agent has the keys.")];
+        assert!(run(&asked).is_empty());
+        // Another thing, or another noun.
+        assert!(run(&[none.clone(), said(2, "The keychain has the keys.")]).is_empty());
+        assert!(run(&[none.clone(), said(2, "The agent has the socket open.")]).is_empty());
+        // Hedged, negated or asked.
+        assert!(run(&[none.clone(), said(2, "If the agent has the keys, ssh will use them.")]).is_empty());
+        assert!(run(&[none.clone(), said(2, "No agent has the keys.")]).is_empty());
+        assert!(run(&[none, said(2, "Does the agent have the keys?")]).is_empty());
     }
 
     #[test]

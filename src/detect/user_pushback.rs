@@ -129,6 +129,7 @@ static STRONG: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:doesn['’]?t|does\s+not|didn['’]?t|did\s+not)\s+(?:\w+\s+)?(?:fix|solve|resolve|help|change)\s+(?:it|this|that|anything|the|a\s+thing)\b",
         r"|\bstopped\s+working\b|\b(?:it|this|that)\s+(?:is|was|['’]s)\s+(?:still\s+|now\s+)?broken\b",
         r"|\bnow\s+(?:it\s+)?(?:fails|crashes|errors|breaks|throws)\b",
+        r"|\bkeeps?\s+(?:on\s+)?(?:saying|failing|crashing|erroring|throwing|returning|showing|giving\s+(?:me\s+)?(?:an?\s+|the\s+)?(?:error|same)|timing\s+out|hanging|refusing|complaining|asking\s+for)\b",
         r"|\byou\s+(?:just\s+|have\s+|['’]ve\s+)?(?:broke|broken|messed\s+up|screwed\s+up|forgot|forgotten|missed|skipped|ignored|misunderstood|misread|overwrote|overwritten)\b",
         r"|\bbroke\s+(?:it|something|the|my|everything|this|that)\b",
         r"|\byou\s+(?:did\s*n['’]?t|did\s+not|have\s*n['’]?t|have\s+not|never|are\s*n['’]?t|are\s+not|were\s*n['’]?t|were\s+not)\s+(?:even\s+|actually\s+|really\s+)?(?:\w+ing|\w+ed|run|do|test|add|fix|read|see|check|use|make|write|follow|install|commit|push|update|answer|understand|listen|open|look|start|finish|complete)\b",
@@ -276,6 +277,9 @@ static REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
 static CLAIM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?i)\b(?:I|we)\s*(?:['’]ve|\s+have)\s+(?:now\s+|also\s+|just\s+|successfully\s+|finally\s+)?(?:\w+ly\s+)?(?:added|fixed|updated|implemented|created|changed|resolved|addressed|made|set|installed|configured|removed|moved|wired|written|rewritten|refactored|enabled|disabled|cleaned|traced|chased|pushed|committed|completed|finished|built|generated|integrated|applied|replaced|corrected|restored|started|launched|deployed|verified|tested|ensured)\b",
+        r"|^(?:I|we)\s+(?:\w+ly\s+)?(?:fixed|updated|changed|switched|replaced|patched|rewrote|corrected|adjusted|moved|added|removed)\s+(?:the|your|it|this|that|its|their|to|a|an)\b",
+        // Handed back to be tried: "Build again with: …", "Rebuild and run", "Retry your run".
+        r"|^(?:re-?build|build|re-?run|run|try|retry)\s+(?:it\s+|this\s+|that\s+)?again\b|^(?:rebuild|retry)\s+(?:with|and|your)\b",
         r"|^(?:all\s+)?(?:done|fixed|added|updated|implemented|created|changed|resolved|installed|configured|removed|moved|renamed|committed|pushed|completed|enabled|disabled|wired|integrated|cleaned|replaced|rewrote|built|generated|finished|perfect|success)\b",
         r"|\b(?:is|are|has\s+been|have\s+been|was|were)\s+(?:now\s+|all\s+|fully\s+|successfully\s+)*(?:\w+ly\s+)?(?:fixed|resolved|installed|configured|set\s+up|enabled|ready|complete|completed|done|working|active|running|live|updated|created|added|implemented|in\s+place|green|passing|clean|production-ready|available|addressed|wired|integrated)\b",
         r"|\bnow\s+(?:works?|passes|pass|runs?|shows?|opens?|loads?|starts?|builds?|compiles?|has|have|uses?|points?|displays?|supports?|includes?|handles?|production-ready|ready|green|fixed)\b",
@@ -583,7 +587,8 @@ impl Detector for UserPushback {
                 && let Some(e) = w
                     .error
                     .clone()
-                    .filter(|_| w.pasted_lines >= 2 && w.pasted_chars >= own_chars)
+                    // Two pasted lines, or an error line alone: nothing of their own.
+                    .filter(|_| (w.pasted_lines >= 2 && w.pasted_chars >= own_chars) || own_chars == 0)
                     .or_else(|| fix_paste(&m.text))
             {
                 found = Some((Kind::Pasted, e));
@@ -763,6 +768,49 @@ mod tests {
         for prose in ["the coverage dropped to 50 % on\nthe main branch", "it costs $ 5 now\nand more later"] {
             assert!(fix_paste(&format!("fix:\n{prose}")).is_none(), "{prose}");
         }
+    }
+
+    #[test]
+    fn a_lone_error_line_after_a_change_handed_back_is_pushback() {
+        let error = "error: manifest path `codex-rs/Cargo.toml` does not exist";
+        for claim in [
+            "I updated the Dockerfile to copy the build context. Build again with docker build -t app .",
+            "Switched the build to the binary name.\n\nRebuild with:\n- `docker build -t app .`",
+        ] {
+            let msgs = vec![user(1, "fix the docker build"), said(2, claim), user(3, error)];
+            assert_eq!(keys(&msgs), vec![3], "{claim}");
+        }
+        // Asked for, or no change handed back: a report, not pushback.
+        let asked = "I changed the base image. Run it again and paste the error if it still fails.";
+        assert!(run(&[user(1, "fix the docker build"), said(2, asked), user(3, error)]).is_empty());
+        let look = "The Dockerfile copies the build context into /src.";
+        assert!(run(&[user(1, "fix the docker build"), said(2, look), user(3, error)]).is_empty());
+        // A line of their own with it is read as their words.
+        let claim = "I updated the Dockerfile. Build again with docker build -t app .";
+        let question = "is it fine to run cargo build instead?";
+        assert!(run(&[user(1, "fix the docker build"), said(2, claim), user(3, question)]).is_empty());
+    }
+
+    #[test]
+    fn a_problem_that_keeps_coming_back_is_a_failure_report() {
+        let msgs = vec![
+            user(1, "let the model search the web"),
+            said(2, "ocodex now injects the search template when the keys are set."),
+            user(3, "the script works but the ocodex model keeps saying no internet access"),
+        ];
+        assert_eq!(keys(&msgs), vec![3]);
+        assert!(
+            run(&[user(1, "x"), said(2, "Added the toggle."), user(3, "make sure it keeps running overnight")])
+                .is_empty()
+        );
+        assert!(
+            run(&[
+                user(1, "x"),
+                said(2, "Added the log line."),
+                user(3, "it keeps the old value, which is what I want")
+            ])
+            .is_empty()
+        );
     }
 
     #[test]
