@@ -89,15 +89,17 @@ fn join(mut base: PathBuf, parts: &[&str]) -> PathBuf {
 }
 
 /// Whether `path` has a name a format claims: `*.ext` (an extension), `name` (a whole
-/// name), either lower-case and compared to the lower-cased name, after the folders
+/// name), either lower-case and compared to the name without case, after the folders
 /// that must hold it, nearest last (`goose/*/sessions.db`: `*` is any one folder).
 pub fn name_matches(pattern: &str, path: &Path) -> bool {
     let mut parts = pattern.rsplit('/');
     let last = parts.next().unwrap_or("");
-    let lower = path.file_name().and_then(|n| n.to_str()).unwrap_or("").to_ascii_lowercase();
+    // Compared without case and without making a lower-cased copy: the walk asks this
+    // of every file for every pattern.
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("").as_bytes();
     let named = match last.strip_prefix('*') {
-        Some(ext) => lower.ends_with(ext),
-        None => lower == last,
+        Some(ext) => name.len() >= ext.len() && name[name.len() - ext.len()..].eq_ignore_ascii_case(ext.as_bytes()),
+        None => name.eq_ignore_ascii_case(last.as_bytes()),
     };
     let mut dirs = path.ancestors().skip(1);
     named && parts.all(|p| dirs.next().and_then(Path::file_name).is_some_and(|n| p == "*" || n == p))
