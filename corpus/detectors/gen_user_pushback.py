@@ -70,6 +70,8 @@ def positives():
         U("error: package ID specification `app-cli` did not match any packages"),
         A("The package is named app; I switched the build to `--bin app`. The search tool now gets the API key from .env."),
         U("the build works but the search tool keeps saying no API key"),
+        A("I set the search key lookup to read .env first. Rebuild with:\n- `cargo build --release --bin app`"),
+        U("app % cargo build --release --bin app/cli\nerror: no bin target named `app/cli` in default-run packages\nhelp: available bin targets:\n    app"),
     ])
 
 

@@ -325,7 +325,7 @@ static FIX_ASK: LazyLock<Regex> = LazyLock::new(|| {
 /// whole. What stands before `$`/`%` is a prompt's own (`user@host ~`, `(venv)`,
 /// `host:dir`), never a word of prose: "dropped to 50 % on" is no prompt.
 static PROMPT_RUN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^(?:\S*[@:~/\])]\S*(?:\s+\S*[@:~/\]]\S*)?\s+)?[$%]\s+[\w./-]|^PS [A-Za-z]:\\[^>]*>\s*\w")
+    Regex::new(r"(?m)^(?:\S*[@:~/\])]\S*(?:\s+\S*[@:~/\]]\S*)?\s+|[A-Za-z][\w.-]*\s+)?[$%]\s+[\w./-]|^PS [A-Za-z]:\\[^>]*>\s*\w")
         .expect("prompt-run regex is valid")
 });
 
@@ -359,6 +359,9 @@ static LOG_LINE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("log-line regex is valid")
 });
 
+static NOTE_LINE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*(?:help|note|hint):\s").expect("note-line regex is valid"));
+
 /// An offer or a request for an answer closing an assistant message.
 static OFFER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:want\s+me|would\s+you\s+like|shall\s+I|should\s+I|do\s+you\s+want|let\s+me\s+know)\b")
@@ -388,7 +391,8 @@ fn is_pasted(line: &str) -> bool {
     if t.is_empty() {
         return false;
     }
-    if ERROR_LINE.is_match(line) || LOG_LINE.is_match(line) {
+    // A compiler's "help:"/"note:" line, or a prompt and its command (zsh's `dir % cargo …`).
+    if ERROR_LINE.is_match(line) || LOG_LINE.is_match(line) || NOTE_LINE.is_match(line) || PROMPT_RUN.is_match(line) {
         return true;
     }
     // Indented like code or a log, or dense with code punctuation.
@@ -765,7 +769,12 @@ mod tests {
         {
             assert!(fix_paste(&format!("fix:\n{run}")).is_some(), "{run}");
         }
-        for prose in ["the coverage dropped to 50 % on\nthe main branch", "it costs $ 5 now\nand more later"] {
+        assert!(fix_paste("fix:\nocodex % cargo build --bin x\nerror: no bin target").is_some());
+        for prose in [
+            "the coverage dropped to 50 % on\nthe main branch",
+            "it costs $ 5 now\nand more later",
+            "50 % of runs fail\nsince Monday",
+        ] {
             assert!(fix_paste(&format!("fix:\n{prose}")).is_none(), "{prose}");
         }
     }
