@@ -287,6 +287,8 @@ pub struct ShowArgs {
     pub max_output: Option<usize>,
     #[command(flatten)]
     pub redact: RedactArgs,
+    #[command(flatten)]
+    pub team: TeamArgs,
 }
 
 #[derive(Args, Debug)]

@@ -397,6 +397,45 @@ fn push_is_incremental_and_team_search_equals_local_search() {
     let mut none = debrief(&ix);
     none.args(["sessions", "--json", "--from", &url, "--machine", "nobody"]);
     assert_eq!(ok(none).stdout, "");
+
+    // show --from: a session's messages as the local show gives them, plus the machine
+    // (every session of a few formats: their outputs are short, so none was trimmed).
+    let mut list = debrief(&ix);
+    list.args(["sessions", "--json", "-n", "10000"]);
+    let listed: Vec<serde_json::Value> = ok(list).stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let mut shown = 0;
+    for j in listed.iter().filter(|j| {
+        let src = j["source"].as_str().unwrap_or("");
+        src.ends_with("grow.jsonl") || src.contains("/codex/") || src.contains("/claude-code/")
+    }) {
+        let id = j["session"].as_str().unwrap();
+        let mut local = debrief(&ix);
+        local.args(["show", id, "--json"]);
+        let mut team = debrief(&ix);
+        team.args(["show", id, "--json", "--from", &url]);
+        let t = ok(team);
+        assert!(t.stdout.lines().all(|l| l.contains("\"machine\":\"box-a\"")), "{}", t.stdout);
+        let strip = |o: &str| -> Vec<serde_json::Value> {
+            o.lines()
+                .map(|l| {
+                    let mut j: serde_json::Value = serde_json::from_str(l).unwrap();
+                    j.as_object_mut().unwrap().remove("machine");
+                    j
+                })
+                .collect()
+        };
+        assert_eq!(strip(&ok(local).stdout), strip(&t.stdout), "show --from {id}");
+        shown += 1;
+    }
+    assert!(shown >= 5, "{shown} sessions compared");
+    let mut text = debrief(&ix);
+    text.args(["show", &listed[0]["session"].as_str().unwrap()[..8], "--from", &url]);
+    assert!(ok(text).stdout.contains("[msg 1]"), "the terminal view, by an id's start");
+    let mut missing = debrief(&ix);
+    missing.args(["show", "ffffffff-nothing", "--from", &url]);
+    let out = run(missing);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("no session id starts with `ffffffff-nothing` in the team store"), "{}", out.stderr);
 }
 
 #[test]

@@ -60,7 +60,32 @@ pub fn run(cli: &Cli, args: &ShowArgs) -> Result<i32> {
     let range = args.range.as_deref().map(Range::parse).transpose()?;
     let redaction = Redaction::from_args(&args.redact)?;
     let format = format_arg(&args.input_format)?;
-    let mut files = load(&targets(&cli.index, &args.paths)?, format)?;
+    // The machine each file's sessions came from (with --from).
+    let mut machines: Vec<Option<String>> = Vec::new();
+    let mut files = match &args.team.from {
+        None => load(&targets(&cli.index, &args.paths)?, format)?,
+        Some(from) => {
+            if args.input_format.is_some() {
+                crate::usage!("--input-format reads files: a team store holds sessions already read (drop one)");
+            }
+            let mut team = crate::team::read::Team::open(from)?;
+            let mut files = Vec::new();
+            for id in &args.paths {
+                let (session, machine) =
+                    crate::team::read::session(&mut team, &id.to_string_lossy(), args.team.machine.as_deref())?;
+                let format = crate::formats::by_id(&session.meta.format).unwrap_or(crate::formats::all()[0]);
+                files.push(crate::formats::ParsedFile {
+                    format,
+                    sessions: vec![session],
+                    bad: Vec::new(),
+                    unknown: Default::default(),
+                    pending_tail: false,
+                });
+                machines.push(Some(machine));
+            }
+            files
+        }
+    };
     for s in files.iter_mut().flat_map(|f| &mut f.sessions) {
         redaction.session(s)?;
     }
@@ -89,7 +114,8 @@ pub fn run(cli: &Cli, args: &ShowArgs) -> Result<i32> {
     let out = std::io::stdout();
     let mut out = out.lock();
     let style = Style::stdout();
-    for file in &files {
+    for (n, file) in files.iter().enumerate() {
+        let machine = machines.get(n).cloned().flatten();
         // With a range, only the sessions that have messages in it.
         for s in file.sessions.iter().filter(|s| range.is_none_or(|r| s.messages.iter().any(|m| r.contains(m.idx)))) {
             if !args.json {
@@ -98,7 +124,11 @@ pub fn run(cli: &Cli, args: &ShowArgs) -> Result<i32> {
             let started = commands_by_call(s);
             for m in s.messages.iter().filter(|m| range.is_none_or(|r| r.contains(m.idx))) {
                 if args.json {
-                    writeln!(out, "{}", message_json(s, m, args.max_output))?;
+                    let mut v = message_json(s, m, args.max_output);
+                    if let Some(name) = &machine {
+                        v["machine"] = json!(name);
+                    }
+                    writeln!(out, "{v}")?;
                 } else {
                     print_message(&mut out, m, style, args.full, &started)?;
                 }

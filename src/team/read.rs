@@ -308,6 +308,78 @@ pub fn sessions(team: &mut Team, filters: &Filters, machine: Option<&str>, limit
     Ok(out)
 }
 
+/// The session of the team store whose id is `id` or starts with it (of `machine`, when
+/// given), read whole: its messages in order, with their calls (outputs as they were
+/// pushed: redacted, long ones trimmed to their head and tail), and the machine it came
+/// from. None: an error saying so; several: a usage error naming them.
+pub fn session(team: &mut Team, id: &str, machine: Option<&str>) -> Result<(crate::model::Session, String)> {
+    let mut p = Params::default();
+    let pattern = format!("{}%", id.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
+    let mut wh = vec![format!("s.meta->>'id' LIKE {}", p.add(pattern))];
+    if let Some(m) = machine {
+        wh.push(format!("mc.name = {}", p.add(m.to_string())));
+    }
+    let sql = format!(
+        "SELECT mc.name, s.machine, s.skey, s.meta FROM sessions s JOIN machines mc ON mc.id = s.machine
+         WHERE {} ORDER BY s.meta->>'id', mc.name LIMIT 6",
+        wh.join(" AND ")
+    );
+    let rows = team.db.query(&sql, &p.refs()).map_err(|e| team.url.error("finding the session", e))?;
+    let exact: Vec<&postgres::Row> = rows
+        .iter()
+        .filter(|r| r.get::<_, serde_json::Value>(3).get("id").and_then(|v| v.as_str()) == Some(id))
+        .collect();
+    let row = match (rows.len(), exact.len()) {
+        (0, _) => anyhow::bail!(
+            "no session id starts with `{id}` in the team store{} (`sessions --from` lists them)",
+            machine.map(|m| format!(" from machine {m}")).unwrap_or_default()
+        ),
+        (1, _) | (_, 1) => exact.first().copied().unwrap_or(&rows[0]),
+        _ => {
+            let named: Vec<String> = rows
+                .iter()
+                .map(|r| {
+                    let id =
+                        r.get::<_, serde_json::Value>(3).get("id").and_then(|v| v.as_str()).unwrap_or("").to_string();
+                    format!("{id} (machine {})", r.get::<_, String>(0))
+                })
+                .collect();
+            crate::usage!(
+                "`{id}` names more than one session of the team store: {} (give more of the id, or --machine)",
+                named.join(", ")
+            )
+        }
+    };
+    let machine_name: String = row.get(0);
+    let (mid, skey): (String, i64) = (row.get(1), row.get(2));
+    let mut meta: SessionMeta = json(row.get(3), "session")?;
+    let sql = format!(
+        "SELECT m.idx, m.role, m.origin, m.ts, m.text, m.thinking, m.line, m.end_line, m.sidechain, {CALLS_JSON}
+         FROM messages m WHERE m.machine = $1 AND m.skey = $2 ORDER BY m.idx"
+    );
+    let rows = team.db.query(&sql, &[&mid, &skey]).map_err(|e| team.url.error("reading the session", e))?;
+    let mut messages = Vec::with_capacity(rows.len());
+    for row in rows {
+        let role: String = row.get(1);
+        let origin: String = row.get(2);
+        messages.push(Message {
+            idx: row.get::<_, i32>(0) as u32,
+            role: Role::parse(&role).unwrap_or_default(),
+            origin: serde_json::from_value(serde_json::Value::String(origin)).unwrap_or_default(),
+            timestamp: row.get(3),
+            text: row.get(4),
+            thinking: row.get(5),
+            line: row.get::<_, Option<i32>>(6).map(|l| l as u32),
+            end_line: row.get::<_, Option<i32>>(7).map(|l| l as u32),
+            sidechain: row.get(8),
+            calls: json::<Vec<Call>>(row.get(9), "call")?,
+            ..Message::default()
+        });
+    }
+    meta.messages = messages.len() as u32;
+    Ok((crate::model::Session { meta, messages }, machine_name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
