@@ -1043,7 +1043,7 @@ impl<'a> Builder<'a> {
             // The last shell run; of those, the last whose command shares a word with
             // what was said (`pytest` for "pytest -q → 17 passed"), or a test run for a
             // claim about tests.
-            let said = words(&claim.text);
+            let said = words(&believed.text);
             let about_tests = said.iter().any(|w| w.starts_with("test") || w.starts_with("pass"));
             let runs: Vec<Step> = self
                 .steps_between(since, claim.idx)
