@@ -464,7 +464,8 @@ fn goose_jsonl_sessions() {
 /// Goose's session database, made here from `corpus/goose-db/goose/sessions/sessions.sql`
 /// with the tables goose creates (`crates/goose/src/session/session_manager.rs`: `sessions`
 /// and `messages` with `content_json`/`metadata_json`), two sessions, the second a subagent
-/// of the first.
+/// of the first, linked to the `delegate` call whose result names it (`_meta.subagent_session_id`,
+/// as `crates/goose/src/agents/state_machine/ops_subagent.rs` reads it).
 #[test]
 fn goose_session_database() {
     let dir = tempfile::tempdir().unwrap();
@@ -481,12 +482,17 @@ fn goose_session_database() {
     assert_eq!(main.meta.id, "20260715_1");
     assert_eq!(main.meta.model.as_deref(), Some("claude-sonnet-4-5"));
     assert_eq!(main.meta.cwd.as_deref(), Some("/home/dev/app"));
-    assert_eq!(main.messages.len(), 2);
+    assert_eq!(main.messages.len(), 3);
     let run = &main.messages[1].calls[0];
     assert_eq!(run.command.as_deref(), Some("cargo test test_x"));
     assert!(run.result.as_ref().unwrap().output.contains("1 failed"));
     let sub = &parsed.sessions[1];
     assert_eq!(sub.meta.parent_session.as_deref(), Some("20260715_1"));
+    // The parent's `delegate` call, whose result names the subagent's session.
+    assert_eq!(main.messages[2].calls[0].id, "toolu_02");
+    assert_eq!(sub.meta.parent_call.as_deref(), Some("toolu_02"));
+    assert_eq!(main.meta.parent_call, None);
+    assert!(main.messages.iter().all(|m| !m.text.contains("temp dir between threads")));
     assert_eq!(sub.messages.iter().filter(|m| m.is_typed_user()).count(), 1);
     // A database of another program with a `messages` table is not goose's.
     let other = dir.path().join("chat.db");
