@@ -101,6 +101,58 @@ fn qwen_and_claude_records_are_told_apart() {
     assert_eq!(id(claude), Some("claude-code"));
 }
 
+/// A Qwen Code subagent run (`tests/data/qwen-subagent/`, written after Qwen Code's
+/// `agents/agent-transcript.ts`: its own `subagents/<parent-id>/agent-<agentId>.jsonl`
+/// with the parent's `sessionId`, beside an `agent-<agentId>.meta.json` naming the
+/// spawning call) is its own session linked to the parent's `agent` call, found through
+/// the sidecar or, without one, through the call's prompt.
+#[test]
+fn qwen_code_subagents_are_sessions_linked_to_their_call() {
+    let dir = common::root().join("tests/data/qwen-subagent/-home-dev-shop");
+    let parent_id = "3b9e1c20-4f7a-4e2d-8c15-6a0d2f9e7b41";
+    let read = |path: &Path| {
+        let parsed = formats::parse_file(path, None).unwrap();
+        assert_eq!(parsed.format.id(), "qwen-code");
+        assert!(parsed.bad.is_empty() && parsed.unknown.is_empty(), "{:?} {:?}", parsed.bad, parsed.unknown);
+        assert_eq!(parsed.sessions.len(), 1);
+        parsed.sessions.into_iter().next().unwrap()
+    };
+    let main = read(&dir.join(format!("chats/{parent_id}.jsonl")));
+    assert_eq!(main.meta.id, parent_id);
+    assert_eq!(main.meta.parent_session, None);
+    assert!(main.messages.iter().all(|m| !m.sidechain));
+    let spawn = &main.messages[1].calls[0];
+    assert_eq!((spawn.id.as_str(), spawn.name.as_str()), ("call_agent_1", "agent"));
+
+    let sub_rel = format!("subagents/{parent_id}/agent-explore-7f3c.jsonl");
+    let sub = read(&dir.join(&sub_rel));
+    assert_eq!(sub.meta.id, "agent-explore-7f3c");
+    assert_eq!(sub.meta.parent_session.as_deref(), Some(parent_id));
+    assert_eq!(sub.meta.parent_call.as_deref(), Some("call_agent_1"));
+    assert!(sub.messages.iter().all(|m| m.sidechain));
+    assert_eq!(sub.messages.iter().filter(|m| m.is_typed_user()).count(), 1);
+    let grep = &sub.messages[1].calls[0];
+    assert_eq!(grep.command.as_deref(), Some("grep -n await test/checkout.test.js"));
+    assert_eq!(grep.result.as_ref().unwrap().exit_code, Some(0));
+    // The subagent's work is not in the main timeline.
+    assert!(main.messages.iter().flat_map(|m| &m.calls).all(|c| c.id != "call_sub_1"));
+
+    // Without the sidecar, the parent's call whose prompt started the subagent.
+    let tmp = tempfile::tempdir().unwrap();
+    for rel in [format!("chats/{parent_id}.jsonl"), sub_rel.clone()] {
+        let to = tmp.path().join(&rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(dir.join(&rel), &to).unwrap();
+    }
+    let bare = read(&tmp.path().join(&sub_rel));
+    assert_eq!(bare.meta.parent_call.as_deref(), Some("call_agent_1"));
+    // Without either, the subagent is still its own session of that parent.
+    std::fs::remove_file(tmp.path().join(format!("chats/{parent_id}.jsonl"))).unwrap();
+    let alone = read(&tmp.path().join(&sub_rel));
+    assert_eq!((alone.meta.id.as_str(), alone.meta.parent_call.as_deref()), ("agent-explore-7f3c", None));
+    assert_eq!(alone.meta.parent_session.as_deref(), Some(parent_id));
+}
+
 const IFLOW: &str = "iflow/-home-dev-retagger/session-3b9e1c42-8d0f-4a6b-b2e5-71f4c0a9d856.jsonl";
 
 /// Written after the shape of a real iFlow CLI session (the one `tests/real_agents.rs`
@@ -412,7 +464,8 @@ fn goose_jsonl_sessions() {
 /// Goose's session database, made here from `corpus/goose-db/goose/sessions/sessions.sql`
 /// with the tables goose creates (`crates/goose/src/session/session_manager.rs`: `sessions`
 /// and `messages` with `content_json`/`metadata_json`), two sessions, the second a subagent
-/// of the first.
+/// of the first, linked to the `delegate` call whose result names it (`_meta.subagent_session_id`,
+/// as `crates/goose/src/agents/state_machine/ops_subagent.rs` reads it).
 #[test]
 fn goose_session_database() {
     let dir = tempfile::tempdir().unwrap();
@@ -429,12 +482,17 @@ fn goose_session_database() {
     assert_eq!(main.meta.id, "20260715_1");
     assert_eq!(main.meta.model.as_deref(), Some("claude-sonnet-4-5"));
     assert_eq!(main.meta.cwd.as_deref(), Some("/home/dev/app"));
-    assert_eq!(main.messages.len(), 2);
+    assert_eq!(main.messages.len(), 3);
     let run = &main.messages[1].calls[0];
     assert_eq!(run.command.as_deref(), Some("cargo test test_x"));
     assert!(run.result.as_ref().unwrap().output.contains("1 failed"));
     let sub = &parsed.sessions[1];
     assert_eq!(sub.meta.parent_session.as_deref(), Some("20260715_1"));
+    // The parent's `delegate` call, whose result names the subagent's session.
+    assert_eq!(main.messages[2].calls[0].id, "toolu_02");
+    assert_eq!(sub.meta.parent_call.as_deref(), Some("toolu_02"));
+    assert_eq!(main.meta.parent_call, None);
+    assert!(main.messages.iter().all(|m| !m.text.contains("temp dir between threads")));
     assert_eq!(sub.messages.iter().filter(|m| m.is_typed_user()).count(), 1);
     // A database of another program with a `messages` table is not goose's.
     let other = dir.path().join("chat.db");

@@ -25,7 +25,10 @@
 //! — `description` before schema 5 —, `working_dir`, `created_at`, `updated_at`,
 //! `model_config_json`, `parent_session_id`, …) and `messages` (`session_id`, `role`,
 //! `content_json`, `created_timestamp`, `metadata_json`), one session per row, messages in
-//! insertion order. A JSONL file's first line is the session's metadata (`working_dir`,
+//! insertion order. A subagent's session (`parent_session_id`) gets `parent_call` from the
+//! parent's `toolResponse` whose result carries `_meta.subagent_session_id` = its id (the
+//! `delegate` tool's result, `crates/goose/src/agents/state_machine/ops_subagent.rs`); the
+//! JSONL reader links none. A JSONL file's first line is the session's metadata (`working_dir`,
 //! `description`), every other line a message. Both are read whole each time.
 
 use std::path::Path;
@@ -92,6 +95,9 @@ fn content_text(items: &Value) -> String {
 struct Reader<'a> {
     asm: Assembler,
     sink: &'a mut dyn Sink,
+    /// `(session, subagent session, call)`: a tool response of `session` that started the
+    /// subagent (its result's `_meta.subagent_session_id`), answering `call`.
+    spawned: Vec<(String, String, String)>,
 }
 
 impl Reader<'_> {
@@ -116,6 +122,10 @@ impl Reader<'_> {
                 "toolRequest" | "frontendToolRequest" => calls.push(call(item)),
                 "toolResponse" => {
                     let id = str_of(item, "id").unwrap_or("");
+                    let started = item.pointer("/toolResult/value/_meta/subagent_session_id").and_then(Value::as_str);
+                    if let Some(sub) = started.filter(|s| !s.is_empty() && !id.is_empty()) {
+                        self.spawned.push((meta.id.clone(), sub.to_string(), id.to_string()));
+                    }
                     let r = response(item, timestamp);
                     if let Some(orphan) = self.asm.attach(id, r) {
                         self.asm.push(orphan_result_message(id, orphan), None, at, self.sink)?;
@@ -230,7 +240,7 @@ impl Format for Goose {
         let mut sink = NoRestart::lines(sink);
         let mut meta = new_meta(self.id(), &path);
         meta.id = path.file_stem().and_then(|s| s.to_str()).unwrap_or("session").to_string();
-        let mut r = Reader { asm: Assembler::new(0, 1), sink: &mut sink };
+        let mut r = Reader { asm: Assembler::new(0, 1), sink: &mut sink, spawned: Vec::new() };
         while let Some((at, v)) = next_json_record(input, r.sink)? {
             if is_metadata_line(&v) {
                 meta.saw_cwd(str_of(&v, "working_dir").unwrap_or(""));
@@ -310,7 +320,7 @@ impl Format for GooseDb {
             "SELECT id, role, content_json, created_timestamp, {meta_col} FROM messages WHERE session_id = ?1 ORDER BY id"
         ))?;
         let mut metas = Vec::new();
-        let mut r = Reader { asm: Assembler::new(0, 1), sink: &mut sink };
+        let mut r = Reader { asm: Assembler::new(0, 1), sink: &mut sink, spawned: Vec::new() };
         for (n, (id, cwd, title, created, model, parent)) in rows.into_iter().enumerate() {
             if n > 0 {
                 r.asm.next_session(r.sink)?;
@@ -354,6 +364,11 @@ impl Format for GooseDb {
             metas.push(meta);
         }
         r.asm.finish(r.sink)?;
+        // A subagent's spawning call: the parent's tool response that names its session.
+        for m in &mut metas {
+            let Some(parent) = m.parent_session.as_deref() else { continue };
+            m.parent_call = r.spawned.iter().find(|(s, sub, _)| s == parent && *sub == m.id).map(|(_, _, c)| c.clone());
+        }
         Ok(metas)
     }
 }

@@ -18,7 +18,14 @@
 //! | `tool_result` | no message: each `functionResponse {id, response: {output \| error}}` is joined to its call; `toolCallResult.status` `error` → failed, `cancelled` → interrupted; "Exit Code: N" in a shell output → `exit_code` |
 //! | `system` | by `subtype`: `chat_compression` → compaction summary; `slash_command` (invocation), `notification`, `background_task_completed`, `cron` → injected system message; `mid_turn_user_message` → a typed user turn (written while the agent worked); `custom_title` → title; `parent_session` → parent session; telemetry and state snapshots are bookkeeping; other subtypes count as drift |
 //!
-//! Records of a subagent (`isSidechain: true`, with `agentId`) are marked sidechain.
+//! **Subagents** (`packages/core/src/agents/agent-transcript.ts`): each subagent run
+//! writes its own `<project>/subagents/<parent-session-id>/agent-<agentId>.jsonl`, the same
+//! records with `isSidechain: true`, `agentId` and the *parent's* `sessionId`, beside an
+//! `agent-<agentId>.meta.json` sidecar whose `toolUseId` is the parent's `agent` call. Such
+//! a file is its own session, `agent-<agentId>`, with `parent_session` (the `sessionId`)
+//! and `parent_call` (the sidecar's `toolUseId`, else the parent's call in
+//! `<project>/chats/<parent-session-id>.jsonl` whose `prompt` is the subagent's first
+//! prompt); its messages are marked sidechain.
 
 use std::path::Path;
 
@@ -110,10 +117,20 @@ impl Format for QwenCode {
     fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let mut meta = input.resume().map(|r| r.session.clone()).unwrap_or_default();
         let mut asm = Assembler::from_resume(input.resume());
+        let mut first_prompt = None;
         while let Some((at, rec)) = next_json_record(input, sink)? {
+            if first_prompt.is_none() && str_of(&rec, "type") == Some("user") {
+                first_prompt = Some(parts_text(rec.pointer("/message/parts").unwrap_or(&Value::Null)));
+            }
             record(&rec, at, &mut asm, &mut meta, sink)?;
         }
         asm.finish(sink)?;
+        if meta.parent_call.is_none()
+            && let Some(parent) = meta.parent_session.clone()
+            && let Some(agent) = meta.id.strip_prefix("agent-")
+        {
+            meta.parent_call = spawning_call(input.path(), &parent, agent, first_prompt.as_deref());
+        }
         meta.format = "qwen-code".into();
         meta.agent = "Qwen Code".into();
         meta.source = input.path().to_path_buf();
@@ -133,10 +150,18 @@ fn record(rec: &Value, at: At, asm: &mut Assembler, meta: &mut SessionMeta, sink
     if let Some(t) = timestamp {
         meta.saw_time(t);
     }
+    let sidechain = rec.get("isSidechain").and_then(Value::as_bool).unwrap_or(false);
     if meta.id.is_empty()
         && let Some(id) = str_of(rec, "sessionId")
     {
-        meta.id = id.to_string();
+        match str_of(rec, "agentId").filter(|a| sidechain && !a.is_empty()) {
+            // A subagent's transcript carries its parent's session id.
+            Some(agent) => {
+                meta.id = format!("agent-{agent}");
+                meta.parent_session = Some(id.to_string());
+            }
+            None => meta.id = id.to_string(),
+        }
     }
     if let Some(cwd) = str_of(rec, "cwd") {
         meta.saw_cwd(cwd);
@@ -147,7 +172,6 @@ fn record(rec: &Value, at: At, asm: &mut Assembler, meta: &mut SessionMeta, sink
     if let Some(b) = str_of(rec, "gitBranch").filter(|b| !b.is_empty()) {
         meta.git_branch = Some(b.to_string());
     }
-    let sidechain = rec.get("isSidechain").and_then(Value::as_bool).unwrap_or(false);
     let parts = rec.pointer("/message/parts").cloned().unwrap_or(Value::Null);
     let push = |asm: &mut Assembler, sink: &mut dyn Sink, m: Message| -> Result<()> {
         asm.push(Message { timestamp, sidechain, ..m }, None, at, sink).map(|_| ())
@@ -197,6 +221,31 @@ fn record(rec: &Value, at: At, asm: &mut Assembler, meta: &mut SessionMeta, sink
         other => sink.unknown(if other.is_empty() { "(no type)" } else { other }),
     }
     Ok(())
+}
+
+/// The parent's call that ran subagent `agent` of session `parent`: the `toolUseId` of
+/// the `agent-<id>.meta.json` sidecar beside the transcript, else the call in the parent's
+/// `chats/<parent>.jsonl` (two folders up, `subagents/<parent>/` → `chats/`) whose
+/// `prompt` argument is the subagent's first prompt.
+fn spawning_call(path: &Path, parent: &str, agent: &str, first_prompt: Option<&str>) -> Option<String> {
+    let sidecar = path.with_file_name(format!("agent-{agent}.meta.json"));
+    if let Some(id) = std::fs::read(&sidecar)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        .and_then(|m| str_of(&m, "toolUseId").filter(|id| !id.is_empty()).map(str::to_string))
+    {
+        return Some(id);
+    }
+    let prompt = first_prompt.map(str::trim).filter(|p| !p.is_empty())?;
+    let chats = path.parent()?.parent()?.parent()?.join("chats").join(format!("{parent}.jsonl"));
+    let text = std::fs::read_to_string(chats).ok()?;
+    text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).find_map(|rec| {
+        let parts = rec.pointer("/message/parts")?.as_array()?;
+        parts.iter().filter_map(|p| p.get("functionCall")).find_map(|fc| {
+            let asked = fc.pointer("/args/prompt").and_then(Value::as_str)?;
+            (asked.trim() == prompt).then(|| str_of(fc, "id").map(str::to_string)).flatten()
+        })
+    })
 }
 
 /// A `tool_result` record: its `functionResponse` parts, joined to their calls.

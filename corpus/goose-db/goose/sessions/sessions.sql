@@ -1,5 +1,7 @@
 -- Goose's session database (crates/goose/src/session/session_manager.rs of aaif-goose/goose),
--- kept as SQL; the tests make sessions.db from it.
+-- kept as SQL; the tests make sessions.db from it. The second session is a subagent the
+-- first started with goose's `delegate` tool, whose result names it in `_meta`
+-- (crates/goose/src/agents/state_machine/ops_subagent.rs).
 CREATE TABLE sessions (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '',
   session_type TEXT NOT NULL DEFAULT 'user', working_dir TEXT NOT NULL,
   created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
@@ -16,5 +18,7 @@ INSERT INTO messages (message_id, session_id, role, content_json, created_timest
   ('m1', '20260715_1', 'user', '[{"type":"text","text":"why does test_x flake?"}]', 1784106000, '{"userVisible":true,"agentVisible":true}'),
   ('m2', '20260715_1', 'assistant', '[{"type":"text","text":"Running it."},{"type":"toolRequest","id":"toolu_01","toolCall":{"status":"success","value":{"name":"developer__shell","arguments":{"command":"cargo test test_x"}}},"_meta":{"goose_extension":"developer"}}]', 1784106005, '{"userVisible":true,"agentVisible":true}'),
   ('m3', '20260715_1', 'user', '[{"type":"toolResponse","id":"toolu_01","toolResult":{"status":"success","value":{"content":[{"type":"text","text":"test result: FAILED. 0 passed; 1 failed"}],"isError":false}}}]', 1784106009, '{"userVisible":true,"agentVisible":true}'),
+  ('m3b', '20260715_1', 'assistant', '[{"type":"toolRequest","id":"toolu_02","toolCall":{"status":"success","value":{"name":"delegate","arguments":{"instructions":"Read tests/x.rs and say what it races on."}}}}]', 1784106060, '{"userVisible":true,"agentVisible":true}'),
+  ('m3c', '20260715_1', 'user', '[{"type":"toolResponse","id":"toolu_02","toolResult":{"status":"success","value":{"content":[{"type":"text","text":"Delegated to subagent 20260715_2"}],"isError":false,"_meta":{"foreground_subagent":true,"subagent_session_id":"20260715_2"}}}}]', 1784106065, '{"userVisible":true,"agentVisible":true}'),
   ('m4', '20260715_2', 'user', '[{"type":"text","text":"Read tests/x.rs and say what it races on."}]', 1784106070, '{"userVisible":true,"agentVisible":true}'),
   ('m5', '20260715_2', 'assistant', '[{"type":"text","text":"It shares a temp dir between threads."}]', 1784106080, '{"userVisible":true,"agentVisible":true}');
