@@ -395,6 +395,8 @@ pub struct ReportArgs {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub redact: RedactArgs,
+    #[command(flatten)]
+    pub team: TeamArgs,
     /// Folder of templates searched before the built-in ones
     #[arg(long, value_name = "DIR")]
     pub templates: Option<PathBuf>,

@@ -431,6 +431,24 @@ fn push_is_incremental_and_team_search_equals_local_search() {
     let mut text = debrief(&ix);
     text.args(["show", &listed[0]["session"].as_str().unwrap()[..8], "--from", &url]);
     assert!(ok(text).stdout.contains("[msg 1]"), "the terminal view, by an id's start");
+    // report --from: the same write-up as the local report, for a session whose outputs
+    // were short enough to be pushed whole (the findings are the pushing machine's).
+    let mut reported = 0;
+    for j in listed.iter().filter(|j| j["source"].as_str().is_some_and(|s| s.contains("/detectors/"))).take(6) {
+        let id = j["session"].as_str().unwrap();
+        let mut local = debrief(&ix);
+        local.args(["report", id]);
+        let mut team = debrief(&ix);
+        team.args(["report", id, "--from", &url]);
+        let (l, t) = (ok(local).stdout, ok(team).stdout);
+        assert!(t.contains("[msg "), "a write-up of {id}: {t}");
+        assert_eq!(l, t, "report --from {id}");
+        reported += 1;
+    }
+    assert!(reported >= 3, "{reported} reports compared");
+    let mut two = debrief(&ix);
+    two.args(["report", "a", "b", "--from", &url]);
+    assert_eq!(run(two).code, 2, "one session with --from");
     let mut missing = debrief(&ix);
     missing.args(["show", "ffffffff-nothing", "--from", &url]);
     let out = run(missing);

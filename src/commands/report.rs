@@ -23,12 +23,31 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<i32> {
         None => Templates::embedded(),
     };
     let format = format_arg(&args.input_format)?;
-    let targets = targets(&cli.index, &args.paths)?;
-    // A session id given as the argument chooses the session, as --session does.
-    let wanted = args.session.as_deref().or_else(|| targets.iter().find_map(|t| t.session.as_deref()));
-    let files = load(&targets, format)?;
-    let session = pick_session(files.into_iter().flat_map(|f| f.sessions).collect(), wanted)?;
-    let findings = detect::detect_session(detect::registry(), &session.messages);
+    let (session, findings) = match &args.team.from {
+        // A session someone pushed: its messages as pushed (long outputs trimmed to head
+        // and tail), and the findings the pushing machine found over the whole transcript.
+        Some(from) => {
+            if args.input_format.is_some() {
+                crate::usage!("--input-format reads files: a team store holds sessions already read (drop one)");
+            }
+            let id = match (args.session.as_deref(), args.paths.as_slice()) {
+                (None, [one]) => one.to_string_lossy().into_owned(),
+                _ => crate::usage!("with --from, name one session by its id (or the start of it), and no --session"),
+            };
+            let mut team = crate::team::read::Team::open(from)?;
+            let read = crate::team::read::session(&mut team, &id, args.team.machine.as_deref())?;
+            (read.session, read.findings)
+        }
+        None => {
+            let targets = targets(&cli.index, &args.paths)?;
+            // A session id given as the argument chooses the session, as --session does.
+            let wanted = args.session.as_deref().or_else(|| targets.iter().find_map(|t| t.session.as_deref()));
+            let files = load(&targets, format)?;
+            let session = pick_session(files.into_iter().flat_map(|f| f.sessions).collect(), wanted)?;
+            let findings = detect::detect_session(detect::registry(), &session.messages);
+            (session, findings)
+        }
+    };
     for note in notes(&session, &findings, selector) {
         eprintln!("debrief: {note}");
     }

@@ -71,7 +71,7 @@ pub fn run(cli: &Cli, args: &ShowArgs) -> Result<i32> {
             let mut team = crate::team::read::Team::open(from)?;
             let mut files = Vec::new();
             for id in &args.paths {
-                let (session, machine) =
+                let crate::team::read::TeamSessionRead { session, machine, .. } =
                     crate::team::read::session(&mut team, &id.to_string_lossy(), args.team.machine.as_deref())?;
                 let format = crate::formats::by_id(&session.meta.format).unwrap_or(crate::formats::all()[0]);
                 files.push(crate::formats::ParsedFile {

@@ -311,8 +311,9 @@ pub fn sessions(team: &mut Team, filters: &Filters, machine: Option<&str>, limit
 /// The session of the team store whose id is `id` or starts with it (of `machine`, when
 /// given), read whole: its messages in order, with their calls (outputs as they were
 /// pushed: redacted, long ones trimmed to their head and tail), and the machine it came
-/// from. None: an error saying so; several: a usage error naming them.
-pub fn session(team: &mut Team, id: &str, machine: Option<&str>) -> Result<(crate::model::Session, String)> {
+/// from, and the findings the pushing machine found in it (over the whole transcript).
+/// None: an error saying so; several: a usage error naming them.
+pub fn session(team: &mut Team, id: &str, machine: Option<&str>) -> Result<TeamSessionRead> {
     let mut p = Params::default();
     let pattern = format!("{}%", id.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
     let mut wh = vec![format!("s.meta->>'id' LIKE {}", p.add(pattern))];
@@ -320,8 +321,9 @@ pub fn session(team: &mut Team, id: &str, machine: Option<&str>) -> Result<(crat
         wh.push(format!("mc.name = {}", p.add(m.to_string())));
     }
     let sql = format!(
-        "SELECT mc.name, s.machine, s.skey, s.meta FROM sessions s JOIN machines mc ON mc.id = s.machine
+        "SELECT mc.name, s.machine, s.skey, s.meta, {} FROM sessions s JOIN machines mc ON mc.id = s.machine
          WHERE {} ORDER BY s.meta->>'id', mc.name LIMIT 6",
+        findings_json(""),
         wh.join(" AND ")
     );
     let rows = team.db.query(&sql, &p.refs()).map_err(|e| team.url.error("finding the session", e))?;
@@ -353,6 +355,7 @@ pub fn session(team: &mut Team, id: &str, machine: Option<&str>) -> Result<(crat
     let machine_name: String = row.get(0);
     let (mid, skey): (String, i64) = (row.get(1), row.get(2));
     let mut meta: SessionMeta = json(row.get(3), "session")?;
+    let findings: Vec<Finding> = json(row.get(4), "finding")?;
     let sql = format!(
         "SELECT m.idx, m.role, m.origin, m.ts, m.text, m.thinking, m.line, m.end_line, m.sidechain, {CALLS_JSON}
          FROM messages m WHERE m.machine = $1 AND m.skey = $2 ORDER BY m.idx"
@@ -377,7 +380,15 @@ pub fn session(team: &mut Team, id: &str, machine: Option<&str>) -> Result<(crat
         });
     }
     meta.messages = messages.len() as u32;
-    Ok((crate::model::Session { meta, messages }, machine_name))
+    Ok(TeamSessionRead { session: crate::model::Session { meta, messages }, machine: machine_name, findings })
+}
+
+/// A session of the team store read whole ([`session`]).
+pub struct TeamSessionRead {
+    pub session: crate::model::Session,
+    pub machine: String,
+    /// As the pushing machine found them, redacted there.
+    pub findings: Vec<Finding>,
 }
 
 #[cfg(test)]
