@@ -20,7 +20,7 @@ use crate::index::search::{self, Filters, Hit, Order};
 use crate::index::state;
 use crate::mcp::tools::cut;
 use crate::model::{Call, Message};
-use crate::redact::Redact;
+use crate::redact::{Redact, Redactor};
 use crate::walk;
 
 /// What a page handler answers.
@@ -330,17 +330,11 @@ const INPUT_MAX: usize = 4_000;
 /// `/session/{id}`: the messages of a session, its calls with their outputs folded, its
 /// findings marked at their key messages with links to the next one.
 pub fn session(app: &App, id: &str, q: &Query) -> Result<Reply> {
-    let ix = app.cx.index()?;
-    let rec = commands::session_by_id(&ix, id)?;
-    let s = app.cx.session(&rec.meta.source, &rec.meta.format, &rec.meta.id)?;
-    let red = app.cx.redactor(&s.meta)?;
+    let (s, red, findings) = opened(app, id)?;
     let mut meta = s.meta.clone();
-    let mut findings: Vec<Finding> = rec.findings.clone();
     if let Some(r) = &red {
         meta.redact_with(r);
-        findings.iter_mut().for_each(|f| f.redact_with(r));
     }
-    findings.sort_by_key(|f| (f.key, f.detector.clone()));
     let sid = seg(&s.meta.id);
     // The window of messages this page shows.
     let at = param_num(q, "at")?.unwrap_or(1);
@@ -348,16 +342,7 @@ pub fn session(app: &App, id: &str, q: &Query) -> Result<Reply> {
     let start = pos / WINDOW * WINDOW;
     let window = &s.messages[start..(start + WINDOW).min(s.messages.len())];
     let shown = |idx: u32| window.first().is_some_and(|a| a.idx <= idx) && window.last().is_some_and(|z| idx <= z.idx);
-    // A finding's anchor, from anywhere on this page.
-    let finding_href = |n: usize| -> String {
-        let f = &findings[n];
-        if shown(f.key) {
-            format!("#finding-{}", n + 1)
-        } else {
-            format!("/session/{sid}?at={}#finding-{}", f.key, n + 1)
-        }
-    };
-    let msg_link = |idx: u32| -> String { if shown(idx) { format!("#msg-{idx}") } else { msg_href(&s.meta.id, idx) } };
+    let links = Links { session: &s.meta.id, findings: &findings, on_page: &shown };
 
     let mut body = String::with_capacity(64 * 1024);
     let title = meta.title.clone().unwrap_or_else(|| format!("Session {}", short(&meta.id)));
@@ -406,7 +391,7 @@ pub fn session(app: &App, id: &str, q: &Query) -> Result<Reply> {
             let _ = write!(
                 body,
                 "<li><a href=\"{}\">[msg {}]</a> <span class=\"tag\">{}</span> {} · <a href=\"/writeup/{sid}?episode={}\">write-up</a></li>",
-                esc(&finding_href(n)),
+                esc(&links.finding(n)),
                 f.key,
                 esc(&f.detector),
                 esc(&summary),
@@ -437,7 +422,7 @@ pub fn session(app: &App, id: &str, q: &Query) -> Result<Reply> {
         }
         _ => body.push_str("<div id=\"messages\">"),
     }
-    articles(&mut body, window, red.as_ref(), &findings, &sid, &finding_href, &msg_link);
+    articles(&mut body, window, red.as_ref(), &links);
     body.push_str("</div>");
     if last_window {
         body.push_str("<p class=\"muted\" id=\"live-status\"></p>");
@@ -451,46 +436,21 @@ pub fn session(app: &App, id: &str, q: &Query) -> Result<Reply> {
 pub fn session_after(app: &App, id: &str, q: &Query) -> Result<Reply> {
     let after = param_num(q, "after")?
         .ok_or_else(|| crate::UsageError("`after` (the last message the page shows) is needed".into()))?;
-    let ix = app.cx.index()?;
-    let rec = commands::session_by_id(&ix, id)?;
-    let s = app.cx.session(&rec.meta.source, &rec.meta.format, &rec.meta.id)?;
-    let red = app.cx.redactor(&s.meta)?;
-    let mut findings: Vec<Finding> = rec.findings.clone();
-    if let Some(r) = &red {
-        findings.iter_mut().for_each(|f| f.redact_with(r));
-    }
-    findings.sort_by_key(|f| (f.key, f.detector.clone()));
-    let sid = seg(&s.meta.id);
+    let (s, red, findings) = opened(app, id)?;
     let new: Vec<Message> = s.messages.iter().filter(|m| m.idx > after).cloned().collect();
     // What the page holds after these are added: links to them stay on the page.
     let on_page = |idx: u32| idx > after;
-    let finding_href = |n: usize| -> String {
-        let f = &findings[n];
-        if on_page(f.key) {
-            format!("#finding-{}", n + 1)
-        } else {
-            format!("/session/{sid}?at={}#finding-{}", f.key, n + 1)
-        }
-    };
-    let msg_link =
-        |idx: u32| -> String { if on_page(idx) { format!("#msg-{idx}") } else { msg_href(&s.meta.id, idx) } };
+    let links = Links { session: &s.meta.id, findings: &findings, on_page: &on_page };
     let mut body = String::new();
-    articles(&mut body, &new, red.as_ref(), &findings, &sid, &finding_href, &msg_link);
+    articles(&mut body, &new, red.as_ref(), &links);
     let last = s.messages.last().map_or(after, |m| m.idx.max(after));
     Ok(Reply::Fragment(StatusCode::OK, body, Some(last)))
 }
 
 /// The messages `msgs` of a session, each an `<article id="msg-N">` with the findings
 /// keyed on it and marks on the ones it is evidence of (redacted with `red`).
-fn articles(
-    body: &mut String,
-    msgs: &[Message],
-    red: Option<&crate::redact::Redactor>,
-    findings: &[Finding],
-    sid: &str,
-    finding_href: &dyn Fn(usize) -> String,
-    msg_link: &dyn Fn(u32) -> String,
-) {
+fn articles(body: &mut String, msgs: &[Message], red: Option<&Redactor>, links: &Links) {
+    let findings = links.findings;
     // Findings keyed on, and supported by, each message.
     let mut keyed: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     let mut supports: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
@@ -529,28 +489,62 @@ fn articles(
             let _ = write!(
                 body,
                 "<a class=\"tag\" href=\"{}\">evidence of {} [msg {}]</a>",
-                esc(&finding_href(n)),
+                esc(&links.finding(n)),
                 esc(&findings[n].detector),
                 findings[n].key
             );
         }
         body.push_str("</div>");
         for &n in keyed.get(&m.idx).into_iter().flatten() {
-            finding_aside(body, findings, n, sid, finding_href, msg_link);
+            finding_aside(body, n, links);
         }
         message_body(body, &m);
         body.push_str("</article>\n");
     }
 }
 
-fn finding_aside(
-    out: &mut String,
-    findings: &[Finding],
-    n: usize,
-    sid: &str,
-    finding_href: &dyn Fn(usize) -> String,
-    msg_link: &dyn Fn(u32) -> String,
-) {
+/// An indexed session (by id or its start) as its file is now, its redactor, and its
+/// findings (of the last index run) redacted and in the order the pages number them.
+fn opened(app: &App, id: &str) -> Result<(std::sync::Arc<crate::model::Session>, Option<Redactor>, Vec<Finding>)> {
+    let ix = app.cx.index()?;
+    let rec = commands::session_by_id(&ix, id)?;
+    let s = app.cx.session(&rec.meta.source, &rec.meta.format, &rec.meta.id)?;
+    let red = app.cx.redactor(&s.meta)?;
+    let mut findings: Vec<Finding> = rec.findings;
+    if let Some(r) = &red {
+        findings.iter_mut().for_each(|f| f.redact_with(r));
+    }
+    findings.sort_by_key(|f| (f.key, f.detector.clone()));
+    Ok((s, red, findings))
+}
+
+/// The links of a session's messages and findings, from a page that shows the messages
+/// `on_page` says it does: an anchor there, a link to the right window elsewhere.
+struct Links<'a> {
+    session: &'a str,
+    findings: &'a [Finding],
+    on_page: &'a dyn Fn(u32) -> bool,
+}
+
+impl Links<'_> {
+    /// Finding `n` (of [`Links::findings`]).
+    fn finding(&self, n: usize) -> String {
+        let f = &self.findings[n];
+        if (self.on_page)(f.key) {
+            format!("#finding-{}", n + 1)
+        } else {
+            format!("/session/{}?at={}#finding-{}", seg(self.session), f.key, n + 1)
+        }
+    }
+
+    fn message(&self, idx: u32) -> String {
+        if (self.on_page)(idx) { format!("#msg-{idx}") } else { msg_href(self.session, idx) }
+    }
+}
+
+fn finding_aside(out: &mut String, n: usize, links: &Links) {
+    let findings = links.findings;
+    let sid = seg(links.session);
     let f = &findings[n];
     let _ = write!(
         out,
@@ -570,15 +564,15 @@ fn finding_aside(
     if !others.is_empty() {
         out.push_str("<span>evidence:");
         for e in others {
-            let _ = write!(out, " <a href=\"{}\">[msg {e}]</a>", esc(&msg_link(e)));
+            let _ = write!(out, " <a href=\"{}\">[msg {e}]</a>", esc(&links.message(e)));
         }
         out.push_str("</span>");
     }
     if n > 0 {
-        let _ = write!(out, "<a class=\"prev-finding\" href=\"{}\">← previous finding</a>", esc(&finding_href(n - 1)));
+        let _ = write!(out, "<a class=\"prev-finding\" href=\"{}\">← previous finding</a>", esc(&links.finding(n - 1)));
     }
     if n + 1 < findings.len() {
-        let _ = write!(out, "<a class=\"next-finding\" href=\"{}\">next finding →</a>", esc(&finding_href(n + 1)));
+        let _ = write!(out, "<a class=\"next-finding\" href=\"{}\">next finding →</a>", esc(&links.finding(n + 1)));
     }
     out.push_str("</nav></aside>");
 }
