@@ -74,6 +74,17 @@ def positives():
         U("app % cargo build --release --bin app/cli\nerror: no bin target named `app/cli` in default-run packages\nhelp: available bin targets:\n    app"),
     ])
 
+    # Output asked for only "if it still fails": the paste reports that it did (held-out
+    # cx43 [msg 24, 27, 31]).
+    write(D, "pos-paste-asked-if-it-fails", [
+        U("The docker build fails in app-core."),
+        A("", sh("sed -n '1,5p' app/rust-toolchain.toml", "[toolchain]\nchannel = \"1.89.0\"")),
+        A("I moved the builder image to rust:1.89 to match rust-toolchain.toml.\n\nRun `docker build -t app:local app/` again. If it still errors, please paste the first error block from cargo (not just the summary)."),
+        U("error: could not compile `app-core` (lib) due to 2 previous errors\nwarning: build failed, waiting for other jobs to finish..."),
+        A("I added the OpenSSL build dependencies to the builder stage.\n\nBuild again with `docker build -t app:local app/`. If it still fails, please share the first cargo error block from the build logs."),
+        U("app! /usr/local/bin/app: /lib/aarch64-linux-gnu/libc.so.6: version `GLIBC_2.39' not found (required by /usr/local/bin/app)\n[runner] {\"data\":{\"status\":1,\"success\":false},\"event\":\"task_complete\"}"),
+    ])
+
 
 def negatives():
     write(D, "neg-requests-and-approvals", [
@@ -88,9 +99,11 @@ def negatives():
         A("Yes, it is up. Shall I continue with the docs?"),
         U("continue"),
     ])
+    # Output asked for whatever happens ("run it and paste the traceback"): a report. The
+    # same ask made only "if it still fails" is pos-paste-asked-if-it-fails.
     write(D, "neg-asked-for-output", [
         U("The GUI does not start."),
-        A("I changed the QAction import to PySide6.QtGui. Run it again and paste the traceback if it still fails."),
+        A("I changed the QAction import to PySide6.QtGui. Run it again and paste the traceback."),
         U(TRACE),
         A("Let me look at how the entry point loads the window."),
         U("here is the log from the other machine:\n2026-02-27 11:05:12 ERROR qt.qpa.xcb: could not connect to display\n2026-02-27 11:05:12 ERROR Aborted (core dumped)"),
@@ -111,7 +124,7 @@ def negatives():
         U("Why does the docker build fail?"),
         A("The Dockerfile copies `app/` but the build context is already `app/`, so the path does not exist."),
         U("error: failed to compute cache key: \"/app\": not found"),
-        A("I changed the base image. Run the build again and paste the error if it still fails."),
+        A("I changed the base image. Run the build again and paste the first error block."),
         U("error: could not compile `app-core` (lib) due to 2 previous errors"),
         A("Added the retry flag."),
         U("make sure it keeps running after a restart"),

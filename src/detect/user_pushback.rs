@@ -94,8 +94,10 @@ claims they answer are where a write-up should look for what the agent did not v
 - Approval and nudges: "yes", "continue", "looks good".
 - A next step after a success claim: "complete the docs page too" when the claim never
   spoke of docs, "finish the migration" when nothing was called done.
-- Output the assistant asked for, pasted without disagreeing ("paste the traceback" →
-  a traceback), and errors pasted when the assistant had claimed nothing.
+- Output the assistant asked for whatever happens, pasted without disagreeing ("run it
+  and paste the traceback" → a traceback), and errors pasted when the assistant had
+  claimed nothing. Output asked for only "if it still fails" is different: its paste
+  says the work failed, and is found.
 - Questions ("is it still running?", "does it support X?"), conditionals ("if it still
   fails, revert"), and words quoted from the assistant or inside code blocks.
 - Text the harness put in a user record (reminders, tool results, command echoes) and
@@ -314,6 +316,49 @@ static ASKED_OUTPUT: LazyLock<Regex> = LazyLock::new(|| {
     .expect("asked-output regex is valid")
 });
 
+/// A condition of failure on a request ("if it still fails, paste …", "paste the error if
+/// you still see it", "should the build break again, send …"): output asked for only in
+/// case the work failed, so its paste reports that it did.
+static IF_FAILS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\b(?:if|in\s+case|whenever)\b[^.?!\n,;]{0,50}?\b(?:still|fails?|failed|failing|errors?|erroring|errs|persists?|breaks?|crash\w*|doesn['’]?t\s+work|does\s+not\s+work|not\s+working|goes\s+wrong|same)\b",
+        r"|\bshould\s+(?:it|that|this|the\s+\w+)\s+(?:still\s+)?(?:fail|error|break|crash)",
+        r"|\b(?:wenn|falls)\b[^.?!\n,;]{0,50}?\b(?:immer\s+noch|noch\s+immer|fehl\w*|scheitert)",
+        r"|\bsi\b[^.?!\n,;]{0,50}?\b(?:toujours|échoue|erreur|sigue|falla)",
+        r"|(?:如果|若)[^。？！\n，]{0,20}(?:还是|仍|失败|报错)",
+    ))
+    .expect("if-fails regex is valid")
+});
+
+/// The assistant asked for output to be pasted whatever happens ("run X and paste the
+/// output"): a paste of it is a report, not pushback. An ask made only in case of failure
+/// does not count.
+fn asked_output(m: &Message) -> bool {
+    let p = prose(&m.text);
+    sentences(&p).iter().any(|(s, _)| ASKED_OUTPUT.is_match(s) && !if_fails(s))
+}
+
+/// The sentence asking for output only in case the work still fails ("If it still errors,
+/// please paste the first error block"): the paste of that output says it failed.
+fn asked_if_fails(m: &Message) -> Option<String> {
+    let p = prose(&m.text);
+    sentences(&p)
+        .into_iter()
+        .find(|(s, _)| ASKED_OUTPUT.is_match(s) && if_fails(s))
+        .map(|(s, _)| unbullet(s).to_string())
+}
+
+/// A condition of failure in a sentence. "If you paste the errors, …" makes the paste the
+/// condition, not a failure.
+fn if_fails(s: &str) -> bool {
+    IF_FAILS.find_iter(s).any(|c| !PASTE_VERB.is_match(c.as_str()))
+}
+
+/// Verbs of handing output over: in a condition, the paste is what is conditional.
+static PASTE_VERB: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:paste|share|send|post|show|copy|give|provide)\b").expect("paste-verb regex is valid")
+});
+
 /// A turn that opens by asking to fix what it pastes ("fix:", "fix this:"): after a success
 /// claim the paste is the failure, even when it holds no error line (a run that ends at the
 /// prompt without the promised result).
@@ -344,6 +389,8 @@ fn fix_paste(text: &str) -> Option<String> {
 static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?i)traceback\s+\(most\s+recent|\b\w*(?:error|exception)\b\s*[:(\[]|^\s*error\b|\berror\[\w+\]|\bwarning(?:\[\w+\])?:|^\s*warning\b|\bFAILED\b|\bFAILURES\b|^\s*FAIL\b|npm\s+ERR!|\bfatal:|\bpanicked\s+at\b",
+        // The dynamic loader's refusals ("version `GLIBC_2.39' not found (required by …)").
+        r"|\bversion\s+\S+\s+not\s+found\b|error\s+while\s+loading\s+shared\s+libraries|symbol\s+lookup\s+error",
         r"|command\s+not\s+found|no\s+such\s+file|permission\s+denied|exit\s+code\s+[1-9]|exit\s+status\s+[1-9]|\bWRN\b|\bERR\b|^\s*E\s{2,}\S|\bUncaught\b",
     ))
     .expect("error-line regex is valid")
@@ -567,7 +614,10 @@ impl Detector for UserPushback {
                 .rev()
                 .filter(|&j| msgs[j].role == Role::Assistant && !msgs[j].text.trim().is_empty())
                 .find_map(|j| claim(&msgs[j]).map(|c| (j, c)));
-            let asked = last.is_some_and(|l| ASKED_OUTPUT.is_match(&prose(&msgs[l].text)));
+            // Output asked for only "if it still fails" hands the work back: when it is
+            // pasted, it says the work failed, as after a claim.
+            let if_failed = last.and_then(|l| asked_if_fails(&msgs[l]).map(|s| (l, s)));
+            let asked = last.is_some_and(|l| asked_output(&msgs[l]));
 
             let w = words(&m.text);
             if templated(&m.text) {
@@ -586,7 +636,7 @@ impl Detector for UserPushback {
                 found = Some((Kind::Challenge, s.to_string()));
             } else if let Some(s) = reported(&sents, &STRONG, false) {
                 found = Some((Kind::Failure, s.to_string()));
-            } else if claimed.is_some()
+            } else if (claimed.is_some() || if_failed.is_some())
                 && !asked
                 && let Some(e) = w
                     .error
@@ -643,6 +693,7 @@ impl Detector for UserPushback {
                 found = Some((Kind::Redirect, s.to_string()));
             }
             let Some((kind, said)) = found else { continue };
+            let claimed = if kind == Kind::Pasted { claimed.or(if_failed) } else { claimed };
             if !worked {
                 // The first turn of a session pushes back only on earlier work it names.
                 if kind != Kind::Failure || !EARLIER.is_match(&said) {
@@ -789,8 +840,8 @@ mod tests {
             let msgs = vec![user(1, "fix the docker build"), said(2, claim), user(3, error)];
             assert_eq!(keys(&msgs), vec![3], "{claim}");
         }
-        // Asked for, or no change handed back: a report, not pushback.
-        let asked = "I changed the base image. Run it again and paste the error if it still fails.";
+        // Asked for whatever happens, or no change handed back: a report, not pushback.
+        let asked = "I changed the base image. Run it again and paste the error it prints.";
         assert!(run(&[user(1, "fix the docker build"), said(2, asked), user(3, error)]).is_empty());
         let look = "The Dockerfile copies the build context into /src.";
         assert!(run(&[user(1, "fix the docker build"), said(2, look), user(3, error)]).is_empty());
@@ -856,13 +907,52 @@ mod tests {
             "the user pastes an error after the assistant's \"All 17 tests pass\" (1 message earlier): \"Traceback (most \
              recent call last):\""
         );
-        // The assistant asked for it: a neutral report.
+        // The assistant asked for it whatever happens: a neutral report.
         let asked = vec![
             user(1, "the app won't start"),
-            said(2, "I changed the import. Run it again and paste the traceback if it still fails."),
+            said(2, "I changed the import. Run it again and paste the traceback."),
             user(3, trace),
         ];
         assert!(run(&asked).is_empty());
+        // Asked for only in case it still fails: the paste says it did.
+        for ask in [
+            "Run it again and paste the traceback if it still fails.",
+            "If it still errors, please paste the first error block (not just the summary).",
+            "Should the import break again, send me the traceback.",
+            "如果还是失败，请贴出完整的报错。",
+        ] {
+            let msgs =
+                vec![user(1, "the app won't start"), said(2, &format!("I changed the import. {ask}")), user(3, trace)];
+            assert_eq!(keys(&msgs), vec![3], "{ask}");
+        }
+        // The conditional ask hands the work back even with no claim beside it.
+        let msgs = vec![
+            user(1, "the build fails"),
+            said(2, "The workspace targets Rust 1.89. If it still errors, please paste the first error block."),
+            user(3, "error: could not compile `app-core` (lib) due to 2 previous errors\nwarning: build failed"),
+        ];
+        assert_eq!(keys(&msgs), vec![3]);
+        // Only the paste of that output: words after a conditional ask alone are a request.
+        let msgs = vec![
+            said(
+                1,
+                "These changes don't resolve an UnboundLocalError. If you're still encountering it, please provide the full error message.",
+            ),
+            user(2, "resolve the unboundlocal error mentioned in issue 1063"),
+        ];
+        assert!(run(&msgs).is_empty());
+        let glibc = "app: /lib/aarch64-linux-gnu/libc.so.6: version `GLIBC_2.39' not found (required by app)";
+        assert!(ERROR_LINE.is_match(glibc));
+        // A condition on something else keeps the ask unconditional.
+        for ask in [
+            "If you want, paste the traceback.",
+            "If you paste the full error output, I can pinpoint it.",
+            "Run it and paste the output; if it works, we move on.",
+        ] {
+            let msgs =
+                vec![user(1, "the app won't start"), said(2, &format!("I changed the import. {ask}")), user(3, trace)];
+            assert!(run(&msgs).is_empty(), "{ask}");
+        }
         // Nothing was claimed: a new problem, not a failed fix.
         let unclaimed = vec![said(1, "Let me look at the entry point next."), user(2, trace)];
         assert!(run(&unclaimed).is_empty());
