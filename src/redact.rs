@@ -1399,6 +1399,18 @@ mod tests {
         assert_eq!(r("token=$GITHUB_TOKEN"), "token=$GITHUB_TOKEN");
     }
 
+    /// JSON written inside a string (a tool's input quoted in a command, a stored
+    /// record) escapes its quotes: a value after `\"` is still a value.
+    #[test]
+    fn values_after_an_escaped_quote() {
+        assert_eq!(r(r#"run --passphrase \"h:/upA:aWf:hXV\""#), r#"run --passphrase \"[REDACTED:secret-flag]""#);
+        assert_eq!(
+            r(r#"{\"msg\": \"the password would be : \"B2.kUM9zB+v43x\"\"}"#),
+            r#"{\"msg\": \"the password would be : \"[REDACTED:password-statement]\"\"}"#
+        );
+        assert_eq!(r(r#"echo \"password is required\""#), r#"echo \"password is required\""#);
+    }
+
     /// A JWT is one wherever it stands: gitleaks' rule wants a quote, a space or the end
     /// after it, and a skill's arguments put a `)` or `,` there (issue 18).
     #[test]
