@@ -996,9 +996,7 @@ impl<'a> Builder<'a> {
         // A turn of the user's that neither names what was said nor says something failed
         // or is wrong is a new request, not what undid it (“So many warnings in the log”
         // after “All 198 tests pass”): without the assistant taking it back, no belief.
-        let words = |t: &str| -> HashSet<String> {
-            t.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() >= 4).map(str::to_lowercase).collect()
-        };
+        let words = crate::analysis::text::content_words;
         let disputes = |t: &str| {
             static NAY: LazyLock<Regex> = LazyLock::new(|| {
                 Regex::new(r"(?i)^\W*(?:no|nope|wrong)\b|\b(?:still|not|never|didn'?t|doesn'?t|isn'?t|fail\w*|error\w*|broke\w*|wrong)\b")
@@ -1070,8 +1068,7 @@ impl<'a> Builder<'a> {
                     && (c.idx == claim.idx || g.key > after)
             })
         };
-        let (mut undone_q, mut undone_how, mut undone_step, correction) = (None, None, None, None::<Quote>);
-        let mut correction = correction;
+        let (mut undone_q, mut undone_how, mut undone_step, mut correction) = (None, None, None, None::<Quote>);
         match (how, undone) {
             (Some("retraction"), Some(u)) => {
                 correction = Some(Quote { idx: u.idx, text: u.text.clone() });
