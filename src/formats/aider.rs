@@ -92,7 +92,7 @@ impl Format for Aider {
         }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let mut p = Parser::new(input);
         while let Some(line) = input.next_line()? {
             let text = String::from_utf8_lossy(line.bytes).into_owned();
@@ -456,8 +456,6 @@ impl Parser {
         self.asm.finish(sink)?;
         let path = self.path.clone();
         for meta in &mut self.metas {
-            meta.format = "aider".into();
-            meta.agent = "Aider".into();
             meta.source = path.clone();
             if path.file_name().is_some_and(|n| n == ".aider.chat.history.md")
                 && let Some(dir) = path.parent().and_then(|d| d.to_str())

@@ -570,7 +570,7 @@ impl Format for ClaudeCode {
         score
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let mut st = State::default();
         if let Some(r) = input.resume() {
             st.meta = r.session.clone();
@@ -827,8 +827,6 @@ struct Subagent {
 }
 
 fn finish_meta(meta: &mut SessionMeta, path: &Path, sub: &Subagent) {
-    meta.format = "claude-code".into();
-    meta.agent = "Claude Code".into();
     meta.source = path.to_path_buf();
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("session").to_string();
     // Subagent transcripts (`agent-<id>.jsonl`) carry their parent's sessionId.
@@ -1446,7 +1444,7 @@ impl Format for ClaudeCodeWeb {
         if rest.trim_start().starts_with("\"loglines\"") && t.contains("\"type\"") { 90 } else { 0 }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         #[derive(Deserialize)]
         struct Doc<'a> {
             #[serde(borrow)]
@@ -1477,11 +1475,7 @@ impl Format for ClaudeCodeWeb {
         }
         st.sidechain_lines = 0;
         st.main_lines = 0;
-        let mut metas = finish_file(st, asm, &mut sink, input.path())?;
-        for m in &mut metas {
-            m.format = "claude-code-web".into();
-        }
-        Ok(metas)
+        finish_file(st, asm, &mut sink, input.path())
     }
 }
 

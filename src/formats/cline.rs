@@ -132,8 +132,8 @@ impl Format for Cline {
         let s = sniff_content(path, head);
         if s > 0 && which(path).0 == "cline" { s + 2 } else { s }
     }
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
-        parse(input, sink, self.id(), self.agent())
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+        parse(input, sink)
     }
 }
 
@@ -160,8 +160,8 @@ impl Format for RooCode {
         let s = sniff_content(path, head);
         if s > 0 && which(path).0 == "roo-code" { s + 2 } else { s }
     }
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
-        parse(input, sink, self.id(), self.agent())
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+        parse(input, sink)
     }
 }
 
@@ -343,13 +343,11 @@ struct Open {
     by_name: HashMap<String, VecDeque<String>>,
 }
 
-fn parse(input: &mut Input, sink: &mut dyn Sink, format: &str, agent: &str) -> Result<Vec<SessionMeta>> {
+fn parse(input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
     let path = input.path().to_path_buf();
     let all = input.read_all()?;
     let mut sink = NoRestart::whole_document(sink);
     let mut meta = SessionMeta {
-        format: format.into(),
-        agent: super::kin::agent_or(&path, format, agent),
         source: path.clone(),
         id: path.parent().and_then(Path::file_name).and_then(|n| n.to_str()).unwrap_or("task").to_string(),
         ..SessionMeta::default()

@@ -548,7 +548,7 @@ impl Format for Codex {
         score
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let mut st = State::default();
         if let Some(r) = input.resume() {
             st.meta = r.session.clone();
@@ -592,8 +592,6 @@ impl Format for Codex {
         // by the shared rule for files read as nothing (`formats::Unread`).
         asm.finish(&mut sink)?;
         let mut meta = st.meta;
-        meta.format = "codex".into();
-        meta.agent = super::kin::agent_or(input.path(), "codex", "Codex CLI");
         meta.source = input.path().to_path_buf();
         if meta.id.is_empty() {
             meta.id = input.path().file_stem().and_then(|s| s.to_str()).unwrap_or("session").to_string();
@@ -835,7 +833,7 @@ impl Format for CodexJson {
         if name.starts_with("rollout-") { 90 } else { 80 }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         #[derive(Deserialize)]
         struct Session<'a> {
             #[serde(borrow)]
@@ -886,8 +884,6 @@ impl Format for CodexJson {
             );
         }
         let mut meta = st.meta;
-        meta.format = "codex-json".into();
-        meta.agent = "Codex CLI".into();
         meta.source = input.path().to_path_buf();
         if meta.id.is_empty() {
             meta.id = input.path().file_stem().and_then(|s| s.to_str()).unwrap_or("session").to_string();

@@ -110,16 +110,11 @@ impl Format for CopilotChat {
         if chat || log { 90 } else { 0 }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let path = input.path().to_path_buf();
         let all = input.read_all()?;
         let mut sink = NoRestart::whole_document(sink);
-        let mut meta = SessionMeta {
-            format: "copilot-chat".into(),
-            agent: "VS Code Copilot Chat".into(),
-            source: path.clone(),
-            ..SessionMeta::default()
-        };
+        let mut meta = SessionMeta { source: path.clone(), ..SessionMeta::default() };
         let mut broken = Vec::new();
         let doc = match replay(&all, &mut broken) {
             Ok(v) => v,

@@ -107,7 +107,7 @@ impl Format for CopilotCli {
         if lines.filter_map(|l| serde_json::from_str::<Value>(l).ok()).any(|v| is_event(&v)) { 90 } else { 0 }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let mut sink = NoRestart::lines(sink);
         let mut st = State::default();
         let mut asm = Assembler::new(0, 1);
@@ -116,8 +116,6 @@ impl Format for CopilotCli {
         }
         asm.finish(&mut sink)?;
         let mut meta = st.meta;
-        meta.format = "copilot-cli".into();
-        meta.agent = "GitHub Copilot CLI".into();
         meta.source = input.path().to_path_buf();
         if meta.id.is_empty() {
             // `<session-id>/events.jsonl`, or `<session-id>.jsonl`.

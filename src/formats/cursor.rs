@@ -166,15 +166,13 @@ impl Format for Cursor {
         if in_folder { 95 } else { 85 }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let path = input.path().to_path_buf();
         let mut sink = NoRestart::lines(sink);
         let parent = subagent_parent(&path);
         let sidechain = parent.is_some();
         let mut meta = SessionMeta {
             id: path.file_stem().and_then(|s| s.to_str()).unwrap_or("session").to_string(),
-            format: "cursor".into(),
-            agent: "Cursor".into(),
             source: path.clone(),
             ..SessionMeta::default()
         };

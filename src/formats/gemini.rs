@@ -322,9 +322,7 @@ fn saw_meta(meta: &mut SessionMeta, v: &Value, path: &Path) {
     }
 }
 
-fn finish(mut meta: SessionMeta, path: &Path, format: &str, agent: &str) -> SessionMeta {
-    meta.format = format.into();
-    meta.agent = super::kin::agent_or(path, format, agent);
+fn finish(mut meta: SessionMeta, path: &Path) -> SessionMeta {
     meta.source = path.to_path_buf();
     if meta.id.is_empty() {
         meta.id = path.file_stem().and_then(|s| s.to_str()).unwrap_or("session").to_string();
@@ -372,7 +370,7 @@ impl Format for GeminiCli {
         }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let base = input.resume().map_or((1u32, 0u64), |r| (r.checkpoint.line.max(1), r.checkpoint.offset));
         let next_idx = input.resume().map_or(1, |r| r.checkpoint.next_idx);
         let stop = input.stop_line();
@@ -393,7 +391,7 @@ impl Format for GeminiCli {
                 }
             }
             asm.finish(&mut sink)?;
-            return Ok(vec![finish(meta, &path, self.id(), self.agent())]);
+            return Ok(vec![finish(meta, &path)]);
         }
         // JSONL: last version of each id wins, in the order of first appearance.
         let mut sink = NoRestart::lines(sink);
@@ -479,7 +477,7 @@ impl Format for GeminiCli {
             asm.push(m, None, k.at.unwrap_or_default(), &mut sink)?;
         }
         asm.finish(&mut sink)?;
-        Ok(vec![finish(meta, &path, self.id(), self.agent())])
+        Ok(vec![finish(meta, &path)])
     }
 }
 
@@ -577,7 +575,7 @@ impl Format for GeminiCheckpoint {
         if named { 90 } else { 75 }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let path = input.path().to_path_buf();
         let all = input.read_all()?;
         let mut sink = NoRestart::whole_document(sink);
@@ -663,7 +661,7 @@ impl Format for GeminiCheckpoint {
             asm.push(m, None, At::default(), &mut sink)?;
         }
         asm.finish(&mut sink)?;
-        let mut meta = finish(meta, &path, self.id(), self.agent());
+        let mut meta = finish(meta, &path);
         if let Some(tag) = meta.id.strip_prefix("checkpoint-") {
             meta.title = Some(tag.to_string());
         }
@@ -705,7 +703,7 @@ impl Format for GeminiStream {
         score
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let mut meta = input.resume().map(|r| r.session.clone()).unwrap_or_default();
         let mut asm = Assembler::from_resume(input.resume());
         let mut turn = 0u32;
@@ -837,6 +835,6 @@ impl Format for GeminiStream {
             }
         }
         asm.finish(sink)?;
-        Ok(vec![finish(meta, input.path(), self.id(), self.agent())])
+        Ok(vec![finish(meta, input.path())])
     }
 }

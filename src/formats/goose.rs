@@ -193,8 +193,8 @@ fn response(item: &Value, timestamp: Option<chrono::DateTime<chrono::Utc>>) -> C
     CallResult { output, is_error, timestamp, ..CallResult::default() }
 }
 
-fn new_meta(format: &str, source: &Path) -> SessionMeta {
-    SessionMeta { format: format.into(), agent: "Goose".into(), source: source.to_path_buf(), ..SessionMeta::default() }
+fn new_meta(source: &Path) -> SessionMeta {
+    SessionMeta { source: source.to_path_buf(), ..SessionMeta::default() }
 }
 
 /// A line of a goose JSONL session: the metadata line or a message.
@@ -235,10 +235,10 @@ impl Format for Goose {
         if messages || is_message_line(&first) { 90 } else { 0 }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let path = input.path().to_path_buf();
         let mut sink = NoRestart::lines(sink);
-        let mut meta = new_meta(self.id(), &path);
+        let mut meta = new_meta(&path);
         meta.id = path.file_stem().and_then(|s| s.to_str()).unwrap_or("session").to_string();
         let mut r = Reader { asm: Assembler::new(0, 1), sink: &mut sink, spawned: Vec::new() };
         while let Some((at, v)) = next_json_record(input, r.sink)? {
@@ -289,7 +289,7 @@ impl Format for GooseDb {
         }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         use rusqlite::{Connection, OpenFlags};
         let path = input.path().to_path_buf();
         let mut sink = NoRestart::whole_document(sink);
@@ -325,7 +325,7 @@ impl Format for GooseDb {
             if n > 0 {
                 r.asm.next_session(r.sink)?;
             }
-            let mut meta = new_meta(self.id(), &path);
+            let mut meta = new_meta(&path);
             meta.id = id;
             meta.saw_cwd(cwd.as_deref().unwrap_or(""));
             meta.title = title.filter(|t| !t.trim().is_empty());

@@ -76,7 +76,7 @@ impl Format for Iflow {
         if lines.filter_map(|l| serde_json::from_str::<Value>(l).ok()).any(|v| is_record(&v)) { 97 } else { 0 }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let mut sink = NoRestart::lines(sink);
         let mut st = State::default();
         let mut asm = Assembler::new(0, 1);
@@ -85,8 +85,6 @@ impl Format for Iflow {
         }
         asm.finish(&mut sink)?;
         let mut meta = st.meta;
-        meta.format = "iflow".into();
-        meta.agent = "iFlow CLI".into();
         meta.source = input.path().to_path_buf();
         let stem = input.path().file_stem().and_then(|s| s.to_str()).unwrap_or("session").to_string();
         // A subagent's file (`session-<its uuid>.jsonl`) carries the sessionId of the

@@ -47,11 +47,6 @@ pub fn agent(path: &Path, format: &str) -> Option<&'static str> {
         .map(|k| k.agent)
 }
 
-/// `default`, or the agent named by the file's folder (see [`agent`]).
-pub fn agent_or(path: &Path, format: &str, default: &str) -> String {
-    agent(path, format).unwrap_or(default).to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

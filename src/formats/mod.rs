@@ -68,10 +68,28 @@ pub trait Format: Send + Sync {
     /// How sure the format is that it reads this file (0 = not its format), judged
     /// from the content's first bytes, with the name as a tie-breaker only.
     fn sniff(&self, path: &Path, head: &[u8]) -> u8;
-    /// Parse the input, pushing messages into `sink` and returning the metadata of
+    /// Read the input, pushing messages into `sink` and returning the metadata of
     /// every session met, in order. `input.resume()` is set when continuing a file;
-    /// the sessions returned then start at the checkpoint's session.
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>>;
+    /// the sessions returned then start at the checkpoint's session. A reader sets a
+    /// session's `agent` only when the records name it; callers use [`Format::parse`].
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>>;
+    /// [`Format::read`], with every session's `format` set to [`Format::id`] and its
+    /// `agent` to the agent that wrote the file: a kin agent named by the file's folder
+    /// ([`kin`]), else the one the records name, else [`Format::agent`]. This is the one
+    /// place both are set; formats do not override it.
+    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+        let mut metas = self.read(input, sink)?;
+        let kin = kin::agent(input.path(), self.id());
+        for meta in &mut metas {
+            meta.format = self.id().to_string();
+            if let Some(agent) = kin {
+                meta.agent = agent.to_string();
+            } else if meta.agent.is_empty() {
+                meta.agent = self.agent().to_string();
+            }
+        }
+        Ok(metas)
+    }
 }
 
 /// Every format, in sniffing order of preference.

@@ -78,7 +78,7 @@ impl Format for OpenAiChat {
         }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         // One JSON document: no line numbers, no restart points (re-read whole).
         let mut sink = NoRestart::whole_document(sink);
         let sink: &mut dyn Sink = &mut sink;
@@ -106,7 +106,6 @@ impl Format for OpenAiChat {
         };
         let mini = is_mini(&doc, messages);
         let mut meta = SessionMeta {
-            format: "openai-chat".into(),
             agent: if mini { "mini-swe-agent".into() } else { "OpenAI chat".into() },
             source: input.path().to_path_buf(),
             id: stem(input.path()),

@@ -47,11 +47,9 @@ fn millis(v: Option<&Value>) -> Option<chrono::DateTime<chrono::Utc>> {
 }
 
 /// Session facts from a `Session.Info` object (storage) or the row as JSON (database).
-fn session_meta(info: &Value, format: &str, source: &Path) -> SessionMeta {
+fn session_meta(info: &Value, source: &Path) -> SessionMeta {
     let mut meta = SessionMeta {
         id: info.get("id").and_then(Value::as_str).unwrap_or("").to_string(),
-        format: format.into(),
-        agent: super::kin::agent_or(source, format, "OpenCode"),
         source: source.to_path_buf(),
         title: info.get("title").and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_string),
         agent_version: info.get("version").and_then(Value::as_str).map(str::to_string),
@@ -346,7 +344,7 @@ impl Format for OpenCode {
         if in_storage { 95 } else { 80 }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let path = input.path().to_path_buf();
         let all = input.read_all()?;
         let mut sink = NoRestart::whole_document(sink);
@@ -357,7 +355,7 @@ impl Format for OpenCode {
                 Value::Null
             }
         };
-        let mut meta = session_meta(&info, self.id(), &path);
+        let mut meta = session_meta(&info, &path);
         if meta.id.is_empty() {
             meta.id = path.file_stem().and_then(|s| s.to_str()).unwrap_or("session").to_string();
         }
@@ -428,7 +426,7 @@ impl Format for OpenCodeDb {
         }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         use rusqlite::{Connection, OpenFlags};
         let path = input.path().to_path_buf();
         let mut sink = NoRestart::whole_document(sink);
@@ -470,7 +468,7 @@ impl Format for OpenCodeDb {
             if n > 0 {
                 asm.next_session(&mut sink)?;
             }
-            let mut meta = session_meta(row, self.id(), &path);
+            let mut meta = session_meta(row, &path);
             let msgs: Vec<(String, String)> = msg_stmt
                 .query_map([&meta.id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
                 .collect::<Result<_, _>>()?;

@@ -142,19 +142,14 @@ impl Format for OpenHands {
         if event_folder_index(path).is_some() { 90 } else { 80 }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         // One JSON document: no line numbers, no restart points (re-read whole).
         let mut sink = NoRestart::whole_document(sink);
         let sink: &mut dyn Sink = &mut sink;
         let path = input.path().to_path_buf();
         let bytes = input.read_all()?;
-        let mut meta = SessionMeta {
-            format: "openhands".into(),
-            agent: "OpenHands".into(),
-            source: path.clone(),
-            id: super::openai_chat::stem(&path),
-            ..SessionMeta::default()
-        };
+        let mut meta =
+            SessionMeta { source: path.clone(), id: super::openai_chat::stem(&path), ..SessionMeta::default() };
         let events: Vec<Value> = match event_folder_index(&path) {
             Some(_) => {
                 if let Some(name) = conversation_name(&path) {

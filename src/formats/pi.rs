@@ -80,7 +80,7 @@ impl Format for Pi {
         if tree > 0 || v.get("version").is_some() { 90 } else { 0 }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let mut meta = input.resume().map(|r| r.session.clone()).unwrap_or_default();
         let mut asm = Assembler::from_resume(input.resume());
         while let Some((at, rec)) = next_json_record(input, sink)? {
@@ -141,8 +141,6 @@ impl Format for Pi {
             }
         }
         asm.finish(sink)?;
-        meta.format = "pi".into();
-        meta.agent = "pi".into();
         meta.source = input.path().to_path_buf();
         if meta.id.is_empty() {
             meta.id = input.path().file_stem().and_then(|s| s.to_str()).unwrap_or("session").to_string();

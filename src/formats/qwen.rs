@@ -114,7 +114,7 @@ impl Format for QwenCode {
         if records > 0 { 97 } else { 0 }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let mut meta = input.resume().map(|r| r.session.clone()).unwrap_or_default();
         let mut asm = Assembler::from_resume(input.resume());
         let mut first_prompt = None;
@@ -131,8 +131,6 @@ impl Format for QwenCode {
         {
             meta.parent_call = spawning_call(input.path(), &parent, agent, first_prompt.as_deref());
         }
-        meta.format = "qwen-code".into();
-        meta.agent = "Qwen Code".into();
         meta.source = input.path().to_path_buf();
         if meta.id.is_empty() {
             meta.id = input.path().file_stem().and_then(|s| s.to_str()).unwrap_or("session").to_string();

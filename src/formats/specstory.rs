@@ -89,7 +89,7 @@ impl Format for SpecStory {
         0
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let mut p = Parser::new(input);
         while let Some(line) = input.next_line()? {
             let text = String::from_utf8_lossy(line.bytes).into_owned();
@@ -470,10 +470,6 @@ impl Parser {
         self.flush_preamble(sink)?;
         self.asm.finish(sink)?;
         let mut meta = self.meta;
-        meta.format = "specstory".into();
-        if meta.agent.is_empty() {
-            meta.agent = "SpecStory".into();
-        }
         meta.source = path.to_path_buf();
         if meta.id.is_empty() {
             meta.id = path.file_stem().and_then(|s| s.to_str()).unwrap_or("specstory").to_string();

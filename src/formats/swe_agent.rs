@@ -101,7 +101,7 @@ impl Format for SweAgent {
         }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         // One JSON document: no line numbers, no restart points (re-read whole).
         let mut sink = NoRestart::whole_document(sink);
         let sink: &mut dyn Sink = &mut sink;
@@ -117,13 +117,8 @@ impl Format for SweAgent {
             sink.bad(BadRecord { line: None, reason: "not a SWE-agent trajectory object".into() });
             return Ok(Vec::new());
         }
-        let mut meta = SessionMeta {
-            format: "swe-agent".into(),
-            agent: "SWE-agent".into(),
-            source: input.path().to_path_buf(),
-            id: stem(input.path()),
-            ..SessionMeta::default()
-        };
+        let mut meta =
+            SessionMeta { source: input.path().to_path_buf(), id: stem(input.path()), ..SessionMeta::default() };
         meta.model = replay_model(&doc);
         let steps = doc.get("trajectory").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
         if let Some(dir) = steps.iter().find_map(|s| working_dir(s.get("state"))) {
