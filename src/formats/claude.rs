@@ -623,7 +623,9 @@ impl Format for ClaudeCode {
             }
             // After the record: a checkpoint emitted for the next record sees this one.
             links.advance(&mut st.carry, number);
-            sink.carry.clone_from(&st.carry);
+            if sink.keeps_checkpoints() {
+                sink.carry.clone_from(&st.carry);
+            }
         }
         finish_file(st, asm, &mut sink, input.path())
     }

@@ -310,8 +310,11 @@ impl<C: Carried> Sink for CarrySink<'_, C> {
     fn unknown(&mut self, kind: &str) {
         self.inner.unknown(kind)
     }
+    fn keeps_checkpoints(&self) -> bool {
+        self.inner.keeps_checkpoints()
+    }
     fn checkpoint(&mut self, mut cp: Checkpoint) {
-        if !self.carry.restartable(&cp) {
+        if !self.inner.keeps_checkpoints() || !self.carry.restartable(&cp) {
             return;
         }
         cp.state = serde_json::to_value(&self.carry).unwrap_or(serde_json::Value::Null);
@@ -338,6 +341,12 @@ pub trait Sink {
     fn unknown(&mut self, kind: &str);
     /// A place where parsing could restart (line-oriented formats only).
     fn checkpoint(&mut self, _cp: Checkpoint) {}
+    /// Whether [`Sink::checkpoint`] keeps what it is given. A parser need not carry its
+    /// state for checkpoints (a copy per record, a JSON value per checkpoint) into a sink
+    /// that drops them: a whole file read to be shown or reported.
+    fn keeps_checkpoints(&self) -> bool {
+        false
+    }
 }
 
 /// A source line handed to a parser.
@@ -834,6 +843,9 @@ pub struct Collect {
     pub bad: Vec<BadRecord>,
     pub unknown: HashMap<String, u64>,
     pub checkpoints: Vec<Checkpoint>,
+    /// Drop checkpoints instead of keeping them in [`Collect::checkpoints`] (a file read
+    /// whole, where nothing restarts from them).
+    pub no_checkpoints: bool,
 }
 
 impl Sink for Collect {
@@ -851,7 +863,12 @@ impl Sink for Collect {
         *self.unknown.entry(kind.to_string()).or_default() += 1;
     }
     fn checkpoint(&mut self, cp: Checkpoint) {
-        self.checkpoints.push(cp);
+        if !self.no_checkpoints {
+            self.checkpoints.push(cp);
+        }
+    }
+    fn keeps_checkpoints(&self) -> bool {
+        !self.no_checkpoints
     }
 }
 
@@ -924,7 +941,7 @@ pub fn parse_file(path: &Path, format: Option<&'static dyn Format>) -> Result<Pa
         }
     };
     let mut input = Input::open(path, None)?;
-    let mut sink = Collect::default();
+    let mut sink = Collect { no_checkpoints: true, ..Collect::default() };
     let metas = format.parse(&mut input, &mut sink)?;
     sink.bad.extend(input.take_too_long());
     sink.bad.sort_by_key(|b| b.line);
@@ -957,7 +974,7 @@ pub fn read_message(
     };
     let mut input = Input::open_buffered(path, Some(resume), 16 * 1024)?;
     input.stop_after_line(end_line);
-    let mut sink = Collect::default();
+    let mut sink = Collect { no_checkpoints: true, ..Collect::default() };
     format.parse(&mut input, &mut sink)?;
     let mut at_line = sink.messages.into_iter().flatten().filter(|m| m.line == Some(line));
     let first = at_line.next();

@@ -70,6 +70,9 @@ pub struct IndexDir {
     pub embeddings: bool,
     /// Held while writing; released on drop.
     _lock: Option<File>,
+    /// A reader kept across searches ([`IndexDir::keep_reader`]); without one, each
+    /// [`IndexDir::searcher`] opens the last commit afresh.
+    reader: Option<tantivy::IndexReader>,
 }
 
 fn register_tokenizers(index: &Index) {
@@ -129,7 +132,7 @@ impl IndexDir {
         register_tokenizers(&index);
         let fields = Fields::from_schema(&index.schema()).context("index schema is missing fields: rebuild it")?;
         let embeddings = version.embeddings && fields.embedding.is_some();
-        Ok(IndexDir { dir: dir.to_path_buf(), index, fields, embeddings, _lock: None })
+        Ok(IndexDir { dir: dir.to_path_buf(), index, fields, embeddings, _lock: None, reader: None })
     }
 
     /// Open for writing: take the lock (waiting if asked), create the index if it
@@ -178,12 +181,37 @@ impl IndexDir {
         register_tokenizers(&index);
         let fields = Fields::from_schema(&index.schema()).context("index schema is missing fields: rebuild it")?;
         let embeddings = with_embeddings && fields.embedding.is_some();
-        Ok(IndexDir { dir: dir.to_path_buf(), index, fields, embeddings, _lock: Some(lock) })
+        Ok(IndexDir { dir: dir.to_path_buf(), index, fields, embeddings, _lock: Some(lock), reader: None })
     }
 
-    /// A searcher over the last commit. The reader is not kept up to date (no watcher
-    /// thread): every command reads one commit.
+    /// A searcher over the last commit, or, with a kept reader, over the commit it was
+    /// opened or last [`IndexDir::reload`]ed at. No reader watches the index (no watcher
+    /// thread): a command reads one commit.
     pub fn searcher(&self) -> Result<tantivy::Searcher> {
+        match &self.reader {
+            Some(r) => Ok(r.searcher()),
+            None => Ok(self.reader()?.searcher()),
+        }
+    }
+
+    /// The same index, with one reader opened now and kept for every search (a server's:
+    /// opening the segments on every request is most of what a small request costs).
+    pub fn keep_reader(mut self) -> Result<IndexDir> {
+        self.reader = Some(self.reader()?);
+        Ok(self)
+    }
+
+    /// Have the kept reader (if any) read the last commit.
+    pub fn reload(&self) -> Result<()> {
+        match &self.reader {
+            Some(r) => {
+                r.reload().with_context(|| format!("reading the last commit of the index in {}", self.dir.display()))
+            }
+            None => Ok(()),
+        }
+    }
+
+    fn reader(&self) -> Result<tantivy::IndexReader> {
         let reader: tantivy::IndexReader =
             self.index.reader_builder().reload_policy(tantivy::ReloadPolicy::Manual).try_into().map_err(|e| {
                 // tantivy words a lock failure with debug output; say it plainly.
@@ -195,7 +223,7 @@ impl IndexDir {
                 };
                 anyhow::anyhow!("opening the index in {} for reading: {why}", self.dir.display())
             })?;
-        Ok(reader.searcher())
+        Ok(reader)
     }
 
     /// The file state committed with the last commit.

@@ -731,6 +731,10 @@ impl Sink for FileJob<'_> {
         }
     }
 
+    fn keeps_checkpoints(&self) -> bool {
+        true
+    }
+
     fn checkpoint(&mut self, cp: Checkpoint) {
         self.seen_offset = self.seen_offset.max(cp.offset);
         if self.owned_from(cp.session).is_some_and(|from| cp.next_idx >= from) {

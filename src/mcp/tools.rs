@@ -185,29 +185,48 @@ pub struct Context {
     pub redaction: Redaction,
     sessions: Mutex<Vec<Loaded>>,
     writeups: Mutex<Vec<(WriteupKey, Arc<String>)>>,
+    opened: Mutex<Option<Opened>>,
+}
+
+/// The index as opened last, with its reader, and what its version file (rewritten by a
+/// rebuild) and the commit its reader reads (tantivy's `meta.json`, a few KB, names it)
+/// were like then.
+struct Opened {
+    version: Option<Stamp>,
+    commit: Option<Vec<u8>>,
+    ix: Arc<IndexDir>,
 }
 
 /// A transcript's session as parsed, with what its file was like then.
 struct Loaded {
     source: PathBuf,
     id: String,
-    stamp: (u64, Option<SystemTime>),
+    stamp: Stamp,
     session: Arc<Session>,
 }
 
-type WriteupKey = (PathBuf, String, (u64, Option<SystemTime>), String);
+/// A file's size and time of change.
+type Stamp = (u64, Option<SystemTime>);
+
+type WriteupKey = (PathBuf, String, Stamp, String);
 
 /// Sessions and write-ups kept parsed.
 const KEPT: usize = 4;
 
-fn stamp(path: &std::path::Path) -> Result<(u64, Option<SystemTime>)> {
+fn stamp(path: &std::path::Path) -> Result<Stamp> {
     let m = std::fs::metadata(path).with_context(|| format!("{}", path.display()))?;
     Ok((m.len(), m.modified().ok()))
 }
 
 impl Context {
     pub fn new(index: PathBuf, redaction: Redaction) -> Context {
-        Context { index, redaction, sessions: Mutex::new(Vec::new()), writeups: Mutex::new(Vec::new()) }
+        Context {
+            index,
+            redaction,
+            sessions: Mutex::new(Vec::new()),
+            writeups: Mutex::new(Vec::new()),
+            opened: Mutex::new(None),
+        }
     }
 
     /// The write-up `selector` of an indexed session in `format` ("md" or "html"), with
@@ -254,9 +273,28 @@ impl Context {
         Ok(text)
     }
 
-    /// The index, opened for this call (so that a `debrief index` run in between is seen).
-    pub fn index(&self) -> Result<IndexDir> {
-        IndexDir::open(&self.index)
+    /// The index, opened once and kept with one reader for every call: the reader reads
+    /// the last commit again when tantivy's `meta.json` changed since (a `debrief index`
+    /// in between, or `serve --watch`), and the index is opened again when its version
+    /// file changed (a rebuild). A stat and a read of a small file per call, so that every
+    /// call sees the last commit, as when each call opened the index.
+    pub fn index(&self) -> Result<Arc<IndexDir>> {
+        let version = stamp(&self.index.join("debrief.json")).ok();
+        let commit = std::fs::read(self.index.join("tantivy").join("meta.json")).ok();
+        let mut opened = self.opened.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(o) = opened.as_mut()
+            && o.version == version
+        {
+            if o.commit != commit {
+                o.ix.reload()?;
+                o.commit = commit;
+            }
+            return Ok(Arc::clone(&o.ix));
+        }
+        *opened = None;
+        let ix = Arc::new(IndexDir::open(&self.index)?.keep_reader()?);
+        *opened = Some(Opened { version, commit, ix: Arc::clone(&ix) });
+        Ok(ix)
     }
 
     /// Session `id` of the transcript `source` (format id `format`), parsed from the file,
