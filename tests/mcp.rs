@@ -69,10 +69,13 @@ fn index() -> &'static Path {
         let planted = dir.join("planted");
         std::fs::create_dir_all(&planted).unwrap();
         let (token, aws) = secrets();
-        let failed = "remote: Invalid username or password.\nfatal: Authentication failed for 'https://github.com/acme/app.git/'";
+        // The remote echoes the token: the line `seen_before` quotes for an error holds it.
+        let failed = format!(
+            "remote: Invalid username or password for x-access-token:{token}.\nfatal: Authentication failed for 'https://github.com/acme/app.git/'"
+        );
         let t = Transcript::new()
             .user(&format!("Push the release. The deploy token is {token} if you need it."))
-            .bash(&format!("git push https://x-access-token:{token}@github.com/acme/app.git main"), failed, true)
+            .bash(&format!("git push https://x-access-token:{token}@github.com/acme/app.git main"), &failed, true)
             .bash("cat ~/.aws/credentials", &format!("[default]\naws_access_key_id = {aws}\nregion = eu-west-1"), false)
             .assistant("The token in the URL is rejected; I'll use the configured remote instead.")
             .bash("git remote set-url origin git@github.com:acme/app.git", "", false)
@@ -401,6 +404,7 @@ fn planted_steps() -> Value {
         {"tool": "writeup", "arguments": {"session": "5e55a1c0-0000-4000-8000-00000000beef", "episode": 2, "max_chars": 200000}},
         {"tool": "seen_before", "arguments": {"error": "fatal: Authentication failed for 'https://github.com/acme/app.git/'"}},
         {"tool": "seen_before", "arguments": {"command": format!("git push https://x-access-token:{token}@github.com/acme/app.git main")}},
+        {"tool": "seen_before", "arguments": {"error": "remote: Invalid username or password for x-access-token"}},
     ])
 }
 
@@ -416,6 +420,13 @@ fn redaction_holds() {
     }
     // The secret is found when typed, and shown nowhere.
     assert!(!ok(&r, 0)["hits"].as_array().unwrap().is_empty(), "{}", r["steps"][0]);
+    // seen_before quotes the line that held the token, and the command that printed it.
+    let echoed = &ok(&r, 9)["sessions"][0]["episodes"][0];
+    assert!(echoed["text"].as_str().unwrap().contains("x-access-token:[REDACTED"), "{echoed}");
+    assert!(
+        echoed["command"].as_str().unwrap().starts_with("git push https://[USER]:[REDACTED]@github.com"),
+        "{echoed}"
+    );
     for secret in [&token, &aws, &token[4..20].to_string(), &aws[4..16].to_string()] {
         assert!(!all.contains(secret.as_str()), "a secret came out: {secret}");
     }

@@ -9,7 +9,9 @@
 //! run to the next (numbers, hashes, addresses, ids) are left out of both, so
 //! `CUDA out of memory. Tried to allocate 2.00 GiB` finds the run that tried 1.50.
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use anyhow::Result;
 use serde_json::{Value, json};
@@ -74,59 +76,112 @@ fn matches(text: &str, key: &[String]) -> bool {
 /// Where and how the thing occurred in one message.
 struct Occurrence<'s> {
     msg: &'s Message,
-    /// The line that matched (error) or the command (command).
-    text: &'s str,
-    /// The call it came from, if any.
-    call: Option<&'s Call>,
+    /// The call it came from (its place in the message's calls), if any.
+    call: Option<(usize, &'s Call)>,
+    /// The line of the call's output or of the message's text that matched (error); the
+    /// call's command (command) when `None`.
+    line: Option<usize>,
 }
 
 fn occurrence<'s>(m: &'s Message, kind: Kind, key: &[String]) -> Option<Occurrence<'s>> {
     match kind {
-        Kind::Command => m.calls.iter().find_map(|c| {
+        Kind::Command => m.calls.iter().enumerate().find_map(|(i, c)| {
             let cmd = c.command.as_deref()?;
-            matches(cmd, key).then_some(Occurrence { msg: m, text: cmd, call: Some(c) })
+            matches(cmd, key).then_some(Occurrence { msg: m, call: Some((i, c)), line: None })
         }),
         Kind::Error => {
-            for c in &m.calls {
+            for (i, c) in m.calls.iter().enumerate() {
                 if let Some(r) = &c.result
-                    && let Some(line) = r.output.lines().find(|l| matches(l, key))
+                    && let Some(n) = r.output.lines().position(|l| matches(l, key))
                 {
-                    return Some(Occurrence { msg: m, text: line, call: Some(c) });
+                    return Some(Occurrence { msg: m, call: Some((i, c)), line: Some(n) });
                 }
             }
-            m.text.lines().find(|l| matches(l, key)).map(|line| Occurrence { msg: m, text: line, call: None })
+            m.text.lines().position(|l| matches(l, key)).map(|n| Occurrence { msg: m, call: None, line: Some(n) })
         }
     }
 }
 
-/// One step taken after an occurrence: a command run, or files edited.
-fn action(m: &Message, c: &Call, r: Option<&Redactor>) -> Option<Value> {
-    let files = edited_files(c);
-    if !files.is_empty() && c.command.is_none() {
-        let files: Vec<String> = files.iter().map(|f| shown(f, r)).collect();
-        return Some(json!({"msg": m.idx, "cite": format!("[msg {}]", m.idx), "edit": files, "tool": c.name}));
+/// The session's messages as this answer shows them: each one it quotes is redacted
+/// whole, through the model's `Redact` impl — the one place that decides what every
+/// output shows, as `read_messages`, `show` and `search` go through it — before any of it
+/// is cut; each message once.
+struct Shown<'r> {
+    redactor: Option<&'r Redactor>,
+    done: RefCell<HashMap<u32, Rc<Message>>>,
+}
+
+impl<'r> Shown<'r> {
+    fn new(redactor: Option<&'r Redactor>) -> Self {
+        Shown { redactor, done: RefCell::new(HashMap::new()) }
     }
-    let cmd = c.command.as_deref()?;
+
+    fn message(&self, m: &Message) -> Rc<Message> {
+        let mut done = self.done.borrow_mut();
+        let shown = done.entry(m.idx).or_insert_with(|| {
+            let mut m = m.clone();
+            if let Some(r) = self.redactor {
+                r.apply(&mut m);
+            }
+            Rc::new(m)
+        });
+        Rc::clone(shown)
+    }
+
+    /// What an occurrence quotes: the line that matched, or the command.
+    fn text(&self, o: &Occurrence, key: &[String]) -> String {
+        let m = self.message(o.msg);
+        let call = o.call.and_then(|(i, _)| m.calls.get(i));
+        let Some(n) = o.line else { return clip(call.and_then(|c| c.command.as_deref()).unwrap_or("")) };
+        let (raw, shown) = match (o.call, call) {
+            (Some((_, c)), Some(s)) => (
+                c.result.as_ref().map_or("", |r| r.output.as_str()),
+                s.result.as_ref().map_or("", |r| r.output.as_str()),
+            ),
+            _ => (o.msg.text.as_str(), m.text.as_str()),
+        };
+        // Redaction that took a line break with it (a private key's block) moves the
+        // lines: then the shown line is the one holding most of the words.
+        let lines: Vec<&str> = shown.lines().collect();
+        let line = if lines.len() == raw.lines().count() {
+            lines.get(n).copied()
+        } else {
+            lines.iter().copied().max_by_key(|l| {
+                let words: HashSet<String> = query_words(l).into_iter().collect();
+                key.iter().filter(|w| words.contains(*w)).count()
+            })
+        };
+        clip(line.unwrap_or(""))
+    }
+}
+
+/// One step taken after an occurrence: a command run, or files edited (the call `i` of
+/// message `m`; what it says, from the message as shown).
+fn action(m: &Message, i: usize, shown: &Shown) -> Option<Value> {
+    let c = &m.calls[i];
+    let sm = shown.message(m);
+    let sc = sm.calls.get(i)?;
+    let files: Vec<String> = edited_files(sc).iter().map(|f| clip(f)).collect();
+    if !files.is_empty() && c.command.is_none() {
+        return Some(json!({"msg": m.idx, "cite": format!("[msg {}]", m.idx), "edit": files, "tool": sc.name}));
+    }
+    let cmd = sc.command.as_deref()?;
     let res = c.result.as_ref();
     let mut v = json!({
         "msg": m.idx,
         "cite": format!("[msg {}]", m.idx),
-        "command": shown(cmd, r),
+        "command": clip(cmd),
         "exit_code": res.and_then(|x| x.exit_code),
         "failed": res.map(|_| failed(c)),
     });
     if !files.is_empty() {
-        v["edit"] = files.iter().map(|f| shown(f, r)).collect();
+        v["edit"] = files.into();
     }
     Some(v)
 }
 
-/// A string from the transcript as shown: redacted whole, then cut.
-fn shown(s: &str, r: Option<&Redactor>) -> String {
-    let s = match r {
-        Some(r) => r.redact(s).into_owned(),
-        None => s.to_string(),
-    };
+/// A string of a message as shown (already redacted), cut.
+fn clip(s: &str) -> String {
     cut(s.trim(), SHOWN).0
 }
 
@@ -140,6 +195,7 @@ fn same_command(a: &str, b: &str) -> bool {
 /// What one session says about the thing: `None` when it does not occur in it after
 /// all (the words were in one message, not on one line).
 fn analyse(s: &Session, kind: Kind, key: &[String], followups: usize, r: Option<&Redactor>) -> Option<Value> {
+    let shown = Shown::new(r);
     let occ: Vec<Occurrence> = s.messages.iter().filter_map(|m| occurrence(m, kind, key)).collect();
     let (first, last) = (occ.first()?, occ.last()?);
     let shown_occ: Vec<usize> = if occ.len() <= EPISODES {
@@ -156,34 +212,35 @@ fn analyse(s: &Session, kind: Kind, key: &[String], followups: usize, r: Option<
         let mut followed = Vec::new();
         // The rest of the occurrence's own message (the calls after the one that printed
         // it), then the messages up to the next occurrence.
-        let own = o.call.map_or(0, |c| o.msg.calls.iter().position(|x| std::ptr::eq(x, c)).map_or(0, |p| p + 1));
+        let own = o.call.map_or(0, |(i, _)| i + 1);
         let later = s.messages.iter().filter(|m| m.idx > o.msg.idx && m.idx < until);
-        let steps = o.msg.calls[own.min(o.msg.calls.len())..]
-            .iter()
-            .map(|c| (o.msg, c))
-            .chain(later.flat_map(|m| m.calls.iter().map(move |c| (m, c))));
-        for (m, c) in steps {
+        let steps = (own.min(o.msg.calls.len())..o.msg.calls.len())
+            .map(|i| (o.msg, i))
+            .chain(later.flat_map(|m| (0..m.calls.len()).map(move |i| (m, i))));
+        for (m, i) in steps {
             if followed.len() >= followups {
                 break;
             }
-            followed.extend(action(m, c, r));
+            followed.extend(action(m, i, &shown));
         }
-        let res = o.call.and_then(|c| c.result.as_ref());
+        let call = o.call.map(|(_, c)| c);
+        let res = call.and_then(|c| c.result.as_ref());
+        let command = o.call.and_then(|(i, _)| shown.message(o.msg).calls.get(i)?.command.as_deref().map(clip));
         episodes.push(json!({
             "msg": o.msg.idx,
             "cite": format!("[msg {}]", o.msg.idx),
             "line": res.and_then(|x| x.line).or(o.msg.line),
             "timestamp": o.msg.timestamp,
-            "text": shown(o.text, r),
-            "command": o.call.and_then(|c| c.command.as_deref()).map(|c| shown(c, r)),
+            "text": shown.text(o, key),
+            "command": command,
             "exit_code": res.and_then(|x| x.exit_code),
-            "failed": o.call.filter(|c| c.result.is_some()).map(failed),
+            "failed": call.filter(|c| c.result.is_some()).map(failed),
             "next_occurrence": occ.get(i + 1).map(|n| format!("[msg {}]", n.msg.idx)),
             "followed": followed,
         }));
     }
     let (stopped, how) = match kind {
-        Kind::Error => error_stopped(s, last, r),
+        Kind::Error => error_stopped(s, last, &shown),
         Kind::Command => command_stopped(&occ),
     };
     let mut meta = s.meta.clone();
@@ -210,7 +267,7 @@ fn analyse(s: &Session, kind: Kind, key: &[String], followups: usize, r: Option<
 
 /// Whether an error stopped after its last occurrence: the command that printed it ran
 /// again without it, or other commands ran and none printed it; unknown when nothing ran.
-fn error_stopped(s: &Session, last: &Occurrence, r: Option<&Redactor>) -> (Value, String) {
+fn error_stopped(s: &Session, last: &Occurrence, shown: &Shown) -> (Value, String) {
     let after: Vec<(&Message, &Call)> = s
         .messages
         .iter()
@@ -218,15 +275,13 @@ fn error_stopped(s: &Session, last: &Occurrence, r: Option<&Redactor>) -> (Value
         .flat_map(|m| m.calls.iter().map(move |c| (m, c)))
         .filter(|(_, c)| c.command.is_some())
         .collect();
-    let printed_by = last.call.and_then(|c| c.command.as_deref());
-    if let Some(cmd) = printed_by
+    let printed_by = last.call.and_then(|(i, c)| Some((i, c.command.as_deref()?)));
+    if let Some((i, cmd)) = printed_by
         && let Some((m, c)) = after.iter().find(|(_, c)| c.command.as_deref().is_some_and(|x| same_command(x, cmd)))
     {
         let exit = c.result.as_ref().and_then(|x| x.exit_code).map(|e| format!(", exit {e}")).unwrap_or_default();
-        return (
-            Value::Bool(true),
-            format!("`{}` ran again at [msg {}]{exit} without printing it", shown(cmd, r), m.idx),
-        );
+        let cmd = shown.message(last.msg).calls.get(i).and_then(|c| c.command.as_deref()).map(clip).unwrap_or_default();
+        return (Value::Bool(true), format!("`{cmd}` ran again at [msg {}]{exit} without printing it", m.idx));
     }
     match after.len() {
         0 => (
@@ -246,7 +301,7 @@ fn error_stopped(s: &Session, last: &Occurrence, r: Option<&Redactor>) -> (Value
 
 /// Whether a command stopped failing: how its last run ended.
 fn command_stopped(occ: &[Occurrence]) -> (Value, String) {
-    let runs: Vec<(&Message, &Call)> = occ.iter().filter_map(|o| Some((o.msg, o.call?))).collect();
+    let runs: Vec<(&Message, &Call)> = occ.iter().filter_map(|o| Some((o.msg, o.call?.1))).collect();
     let failures = runs.iter().filter(|(_, c)| failed(c)).count();
     let Some((m, c)) = runs.last() else { return (Value::Null, "it never ran".into()) };
     let exit = c.result.as_ref().and_then(|x| x.exit_code).map(|e| format!(" (exit {e})")).unwrap_or_default();
@@ -351,6 +406,40 @@ mod tests {
         assert!(!key.iter().any(|w| w.contains("48213") || w.starts_with("0x")), "{key:?}");
         // Error codes with digits stay: they are the error.
         assert!(key_words("error[E0382]: borrow of moved value").contains(&"e0382".to_string()));
+    }
+
+    #[test]
+    fn what_is_quoted_comes_from_the_message_redacted_whole() {
+        // A private key printed before the error: redacted whole, its block becomes one
+        // line, and the line quoted is still the error's, with the token in it gone.
+        let body: String =
+            (0..6).map(|i| format!("MIIEow{i}AIBAAKCAQEAx9Lq2hZ0Tnb5vWd8Rk3Yp7Cq1Jf4Ue6Gs9Hm2Xa\n")).collect();
+        // Made of two pieces, so that no key-shaped string is committed.
+        let token = format!("ghp_{}{}", "R8mX2kQ9vL4nT7wZ1cY6", "bH3pF5sD0jGa8uEe");
+        let output = format!(
+            "-----BEGIN RSA PRIVATE KEY-----\n{body}-----END RSA PRIVATE KEY-----\n\
+             remote: Invalid credentials for x-access-token:{token}\nfatal: Authentication failed"
+        );
+        let call = Call {
+            name: "Bash".into(),
+            command: Some(format!("git push https://x-access-token:{token}@github.com/acme/app.git")),
+            result: Some(crate::model::CallResult { output, exit_code: Some(128), ..Default::default() }),
+            ..Default::default()
+        };
+        let s = Session {
+            messages: vec![Message { idx: 1, calls: vec![call], ..Default::default() }],
+            ..Default::default()
+        };
+        let key = key_words("remote: Invalid credentials for x-access-token");
+        let r = Redactor::for_meta(&s.meta, &[]).expect("redactor");
+        let v = analyse(&s, Kind::Error, &key, 5, Some(&r)).expect("an occurrence");
+        let ep = &v["episodes"][0];
+        let text = ep["text"].as_str().expect("text");
+        assert!(text.starts_with("remote: Invalid credentials for x-access-token:[REDACTED"), "{ep}");
+        assert!(!ep.to_string().contains("R8mX2kQ9"), "{ep}");
+        // Without redaction the line is the same line, as written.
+        let v = analyse(&s, Kind::Error, &key, 5, None).expect("an occurrence");
+        assert_eq!(v["episodes"][0]["text"], format!("remote: Invalid credentials for x-access-token:{token}"));
     }
 
     #[test]
