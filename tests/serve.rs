@@ -297,10 +297,26 @@ fn pages_answer_and_link_to_each_other() {
         "/search?q=onerror&errors=1",
         "/findings",
         "/findings?detector=retry-loop",
-        "/sources",
     ] {
         s.ok(p);
     }
+    // The sources page counts the index's files by format (the corpus, indexed by path, is
+    // in no agent's folder): every indexed file is in one row.
+    let sources = s.ok("/sources");
+    let index = &sources[sources.find("<h2>Index</h2><p>").expect("the index part") + "<h2>Index</h2><p>".len()..];
+    let total: usize = index.split(' ').next().unwrap().parse().unwrap();
+    let table = &sources[sources.find("<table class=\"formats\">").expect("files by format")..];
+    let table = &table[..table.find("</table>").unwrap()];
+    let rows: Vec<(&str, usize)> = table
+        .split("<tr><td>")
+        .skip(1)
+        .map(|r| {
+            let (format, rest) = r.split_once("</td><td class=\"num\">").unwrap();
+            (format, rest.split('<').next().unwrap().parse().unwrap())
+        })
+        .collect();
+    assert!(rows.iter().any(|(f, _)| *f == "claude-code") && rows.iter().any(|(f, _)| *f == "codex"), "{rows:?}");
+    assert_eq!(rows.iter().map(|(_, n)| n).sum::<usize>(), total, "{rows:?}");
     // A search hit links to its message's anchor on the session's page.
     let hits = s.ok(&format!("/search?q=broken&session={PLANTED}"));
     let to = links(&hits).into_iter().find(|l| l.contains("#msg-")).expect("a hit");

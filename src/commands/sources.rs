@@ -158,6 +158,18 @@ pub fn indexed(state: &State, under: Option<&Path>) -> usize {
     state.files.iter().filter(|(p, fs)| !fs.format.is_empty() && under.is_none_or(|u| p.starts_with(u))).count()
 }
 
+/// Indexed files (of a known format) by format id: files, sessions and bytes.
+pub fn by_format(state: &State) -> std::collections::BTreeMap<&str, (usize, usize, u64)> {
+    let mut out = std::collections::BTreeMap::new();
+    for fs in state.files.values().filter(|fs| !fs.format.is_empty()) {
+        let e: &mut (usize, usize, u64) = out.entry(fs.format.as_str()).or_default();
+        e.0 += 1;
+        e.1 += fs.sessions;
+        e.2 += fs.size;
+    }
+    out
+}
+
 /// Indexed files read with a format that gave no message, by path.
 pub fn nothing_read(state: &State) -> Vec<(PathBuf, String)> {
     let mut out: Vec<(PathBuf, String)> =

@@ -962,6 +962,23 @@ pub fn sources(app: &App) -> Result<Reply> {
     };
     let total = sources::indexed(&st, None);
     let _ = write!(body, "<p>{total} file{} indexed.</p>", plural(total as u64));
+    // By format: an archive indexed by path lies in none of the agents' folders above.
+    let formats = sources::by_format(&st);
+    if !formats.is_empty() {
+        body.push_str(
+            "<table class=\"formats\"><thead><tr><th>format</th><th class=\"num\">files</th>\
+             <th class=\"num\">sessions</th><th class=\"num\">size</th></tr></thead><tbody>",
+        );
+        for (format, (files, sessions, bytes)) in &formats {
+            let _ = write!(
+                body,
+                "<tr><td>{}</td><td class=\"num\">{files}</td><td class=\"num\">{sessions}</td><td class=\"num\">{}</td></tr>",
+                esc(format),
+                human_bytes(*bytes)
+            );
+        }
+        body.push_str("</tbody></table>");
+    }
     let empty = sources::nothing_read(&st);
     if !empty.is_empty() {
         body.push_str("<h2>Read as no message</h2><p class=\"muted\">A format claimed these files; nothing came out of them.</p><ul>");
