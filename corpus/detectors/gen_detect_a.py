@@ -490,6 +490,29 @@ def noisy_search():
     write("noisy-search", "pos-head-cut", [U("Where does the shell tool get its sandbox policy?"), A("", sh("rg -n 'shell' core exec tui", shell_hits + cut_mark))])
     listing = "\n".join(f"codex-rs/core/src/m{i}.rs" for i in range(256))
     write("noisy-search", "neg-listing-head-cut", [U("What is in codex-rs?"), A("", sh("rg --files codex-rs", listing + "\n\n[Output truncated after 256 lines: too many lines or bytes.]"))])
+    # A search that is one part of a list: the other parts that print are searches too,
+    # or it printed last and the tool kept only the head. Not: the search printed first
+    # and the cut fell on a listing after it.
+    record = "{" + ",".join(f'"bin_{k}":"ocodex-size-{k}"' for k in range(240)) + "}"
+    hits = "ocodex/codex-rs/cli/src/main.rs:34:    bin_name = \"ocodex\"\nocodex/codex-rs/cli/Cargo.toml:6:[[bin]]\n"
+    both = hits + f"ocodex/codex-rs/tui/tests/fixtures/binary-size-log.jsonl:1:{record}\nocodex/codex-rs/cli/Cargo.toml:1:[package]"
+    steps = [
+        U("Which crate builds the ocodex binary?"),
+        A("", sh("rg -n 'name = \"ocodex\"|\\[\\[bin\\]\\]' ocodex -S && rg -n '\\[package\\]' ocodex -S | head -n 50", both)),
+    ]
+    write("noisy-search", "pos-searches-in-a-list", steps)
+    tree = "total 72\n" + "\n".join(f"ocodex/codex-rs/core/src/m{i}.rs" for i in range(255))
+    head_cut = tree + "\n\n[Output truncated after 256 lines: too many lines or bytes.]"
+    steps = [
+        U("The docker build cannot find /ocodex. Where is the Dockerfile?"),
+        A("", sh("ls -la && echo '---' && rg --files && echo '---' && rg -n 'FROM .* as builder|COPY .* /src' -S --glob '**/Dockerfile'", head_cut)),
+    ]
+    write("noisy-search", "pos-search-after-listing-head-cut", steps)
+    steps = [
+        U("The docker build cannot find /ocodex. Where is the Dockerfile?"),
+        A("", sh("rg -n 'COPY .* /src' -S --glob '**/Dockerfile' && rg --files", "ocodex/Dockerfile:6:COPY ocodex /src/ocodex\n" + head_cut)),
+    ]
+    write("noisy-search", "neg-search-before-listing-head-cut", steps)
     write(
         "noisy-search",
         "neg-loop-probe",

@@ -85,6 +85,22 @@ def positives():
         U("app! /usr/local/bin/app: /lib/aarch64-linux-gnu/libc.so.6: version `GLIBC_2.39' not found (required by /usr/local/bin/app)\n[runner] {\"data\":{\"status\":1,\"success\":false},\"event\":\"task_complete\"}"),
     ])
 
+    # A program's error quoted inside the person's question (held-out cx43 [msg 12]), and
+    # the reply of the program the assistant set up, pasted as prose: it declines what it
+    # was set up to do (held-out cx44 [msg 50]).
+    write(D, "pos-error-in-a-question", [
+        U("The docker build fails on the COPY step."),
+        A("", sh("sed -n '1,20p' Dockerfile", "FROM rust:1.80 as builder\nCOPY app /src/app")),
+        A("I updated the Dockerfile to build with `-p app-cli`.\n\nBuild again with:\n- `docker build -t app:local app/`"),
+        U("package ID specification `app-cli` did not match any packages is it fine to just run cargo build --bin app ?"),
+    ])
+    write(D, "pos-pasted-refusal", [
+        U("Give the agent a web search through the Google API keys in .env."),
+        A("", sh("grep -n GOOGLE .env", "1:GOOGLE_API_KEY=...\n2:GOOGLE_CSE_ID=...")),
+        A("The environment context now carries a curl template for the Google search.\n\nUse with the agent\n- Enable network: `cargo run --bin app -- -c network_access=true`\n- Then prompt the agent to run a Google search."),
+        U("I’m unable to reach the internet from this environment, so I can’t pull the latest data straight from Google. If you’d like, I can help craft a request or a script you can run locally when you have network access. Let me know what you’d like to do next."),
+    ])
+
 
 def negatives():
     write(D, "neg-requests-and-approvals", [
@@ -128,6 +144,17 @@ def negatives():
         U("error: could not compile `app-core` (lib) due to 2 previous errors"),
         A("Added the retry flag."),
         U("make sure it keeps running after a restart"),
+    ])
+    # Near misses: a name in quotes asked about, not a program's message; the person's own
+    # inability to try it (no assistant's offer); a refusal of something else.
+    write(D, "neg-quoted-name-and-own-inability", [
+        U("The docker build fails on the COPY step."),
+        A("I updated the Dockerfile to build with `-p app-cli`.\n\nBuild again with:\n- `docker build -t app:local app/`"),
+        U("is `app-cli` the right package to build, or should it be app?"),
+        A("The package is app-cli in app/cli/Cargo.toml. Then prompt the agent to run a Google search."),
+        U("I can't reach the internet from the train, so I'll try the Google search tonight."),
+        A("Sure. The search template is in the environment context."),
+        U("I’m unable to open the spreadsheet here. If you’d like, I can help draft the summary instead."),
     ])
     write(D, "neg-fix-paste-first-turn", [
         U("fix this:\n      0 [main] bash 62 dofork: child -1 - forked process 16976 died unexpectedly, retry 0\n1070493 [main] bash 62 dofork: child -1 - forked process 32460 died unexpectedly, retry 0"),

@@ -204,6 +204,12 @@ impl Shape {
         self.truncated.is_some() && (self.cut_share.is_none_or(|c| c >= 0.5) || self.wide_share >= 1.0 / 3.0)
     }
 
+    /// The tool kept the head of the output and dropped the rest (Codex CLI's
+    /// "[Output truncated after N lines …]"): what the call printed last is what it lost.
+    pub fn cut_keeps_head(&self) -> bool {
+        self.truncated.as_deref().is_some_and(|m| m.starts_with("[Output truncated after"))
+    }
+
     /// Too much to read, whatever its lines look like.
     pub fn very_long(&self) -> bool {
         self.bytes >= 10_000 || self.lines >= 200
@@ -379,6 +385,12 @@ pub struct Search {
     pub in_loop: bool,
     /// No other part of the call prints much, so the call's output is the search's.
     pub sole: bool,
+    /// Every other part of the call that prints is a pattern search of a file too
+    /// (`rg -n a src && rg -n b src | head`): the call's output is the searches'.
+    pub among_searches: bool,
+    /// No part of the call after this one prints: a cut that keeps the head of the
+    /// output drops this search's part first.
+    pub prints_last: bool,
 }
 
 impl Search {
@@ -577,12 +589,15 @@ pub fn searches(call: &Call) -> Vec<Search> {
                 targets: vec![Target::path(None, path)],
                 in_loop: false,
                 sole: true,
+                among_searches: true,
+                prints_last: true,
             });
         }
         return out;
     }
     let Some(script) = script(call) else { return out };
     let pipes = pipelines(&script);
+    let mut found: Vec<(usize, Search)> = Vec::new();
     for (pi, p) in pipes.iter().enumerate() {
         let cmds = &script.commands[p.clone()];
         let Some((si, program)) = cmds.iter().enumerate().find_map(|(i, c)| search_program(c).map(|n| (i, n))) else {
@@ -610,8 +625,14 @@ pub fn searches(call: &Call) -> Vec<Search> {
             continue;
         }
         let sole = pipes.iter().enumerate().all(|(j, q)| j == pi || quiet(&script, q.clone()));
-        out.push(Search { program, pattern, targets, in_loop: c.in_loop, sole });
+        let prints_last = pipes.iter().enumerate().skip(pi + 1).all(|(_, q)| quiet(&script, q.clone()));
+        let search = Search { program, pattern, targets, in_loop: c.in_loop, sole, among_searches: sole, prints_last };
+        found.push((pi, search));
     }
+    // The parts that print are all searches: the call's output is theirs.
+    let searching: Vec<usize> = found.iter().map(|(pi, _)| *pi).collect();
+    let among = pipes.iter().enumerate().all(|(j, q)| searching.contains(&j) || quiet(&script, q.clone()));
+    out.extend(found.into_iter().map(|(_, s)| Search { among_searches: s.sole || among, ..s }));
     out
 }
 

@@ -22,6 +22,12 @@ A pattern search of a file, folder or log (`grep`, `rg`, `ag`, `ack`, `git grep`
   the output (or does not say how much), or what it kept is mostly long lines (300+
   characters, a third of the bytes).
 
+A search that is one part of a list counts when the other parts that print are searches
+too (`rg -n a src && rg -n b src | head -50`: the output is still the searches'), or when
+it printed last and the tool kept only the head of the output, so that its matches are
+what the cut dropped (`ls -la && rg --files && rg -n 'COPY' --glob Dockerfile`, cut after
+256 lines).
+
 The key message is the one holding the search (the assistant's call, or a person's
 `/run grep …` in aider); the summary names what swamped it.
 
@@ -48,7 +54,9 @@ of the same log say the log needs a better filter (`grep -v`, `cut -c1-300`, `rg
 - A search of a program's output (`ps aux | grep python`, `pip list | grep torch`): it
   searches no file or log.
 - `grep -v` used as a filter, a search inside a polling loop, and a call where another
-  command prints as much as the search (the output cannot be blamed on the search).
+  command (not a search) prints as much as the search: the output cannot be blamed on
+  the search (unless the search printed last under a cut that kept the head, above), as
+  when the search printed first and a listing after it was cut.
 "#;
 
 impl Detector for NoisySearch {
@@ -71,11 +79,19 @@ impl Detector for NoisySearch {
                 let Some(res) = &c.result else { continue };
                 let output = payload(&res.output);
                 for s in searches::searches(c) {
-                    if s.in_loop || !s.sole {
+                    if s.in_loop {
                         continue;
                     }
                     let shape = Shape::of(output);
-                    let what = if shape.swamped() {
+                    // Printed last, under other commands' output that the tool kept.
+                    let cut_after = !s.among_searches && s.prints_last && shape.cut_keeps_head();
+                    if !s.among_searches && !cut_after {
+                        continue;
+                    }
+                    let what = if cut_after {
+                        let marker = clip_line(shape.truncated.as_deref().unwrap_or_default(), 50);
+                        format!("it printed last, and the tool kept only the head of the call's output ({marker})")
+                    } else if shape.swamped() {
                         let long = shape.long_lines;
                         let lines = if long == 1 {
                             format!("{} is", shape.swamp_phrase())
@@ -181,6 +197,37 @@ mod tests {
             format!("log/tui.log:9: INFO FunctionCall: {}\n", "x".repeat(700)).repeat(60)
         );
         assert_eq!(ran("rg -n linear log/tui.log", &wide).len(), 1, "what was kept is long records");
+    }
+
+    #[test]
+    fn searches_inside_lists() {
+        // Two searches joined by `&&`: one JSON record line swamps the output of both.
+        let out = format!(
+            "cli/src/main.rs:34:    bin_name = \"ocodex\"\ncli/Cargo.toml:6:[[bin]]\ntui/tests/fixtures/size.jsonl:1:{}\n",
+            "{\"name\":\"ocodex\",\"bytes\":12},".repeat(200)
+        );
+        let cmd = "rg -n 'name = \"ocodex\"' ocodex -S && rg -n '\\[package\\]' ocodex -S | head -n 50";
+        let f = ran(cmd, &out);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].summary.starts_with("rg over ocodex: a "), "{}", f[0].summary);
+        // A listing printed first and the tool kept only the head: the pattern search
+        // that printed last lost its matches to the cut.
+        let listing = format!(
+            "total 72\n{}\n\n[Output truncated after 256 lines: too many lines or bytes.]",
+            "ocodex/codex-rs/core/src/m.rs\n".repeat(250)
+        );
+        let cmd = "ls -la && echo '---' && rg --files && echo '---' && rg -n 'COPY .* /src' -S --glob '**/Dockerfile'";
+        let f = ran(cmd, &listing);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].summary.contains("it printed last, and the tool kept only the head"), "{}", f[0].summary);
+        // Near misses: the search printed first, and the cut fell on the listing after it;
+        // a cut that kept head and tail shows the end of what printed last.
+        let cmd = "rg -n 'COPY' --glob '**/Dockerfile' && rg --files";
+        assert!(ran(cmd, &listing).is_empty(), "the cut fell on the listing");
+        let middle =
+            format!("{}\n... [900 lines truncated] ...\nDockerfile:6:COPY ocodex /src\n", "a/b.rs\n".repeat(200));
+        let cmd = "rg --files && rg -n 'COPY' --glob '**/Dockerfile'";
+        assert!(ran(cmd, &middle).is_empty(), "the tail, with the matches, was kept");
     }
 
     #[test]

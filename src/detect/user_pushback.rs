@@ -23,7 +23,7 @@ use regex::Regex;
 use super::{Cited, Details, Detector, Finding, SessionView, Undoing};
 use crate::analysis::claims::{Kind as Claim, first_of};
 use crate::analysis::statements::{clause_before, prose, sentence_quote, sentences};
-use crate::analysis::text::{quote, sentences as lead_sentences, without_ansi};
+use crate::analysis::text::{content_words, quote, sentences as lead_sentences, without_ansi};
 use crate::model::{Message, Origin, Role};
 
 pub struct UserPushback;
@@ -50,6 +50,9 @@ person had to step in:
 - a pasted error right after a success claim: the turn is mostly a traceback, compiler
   errors or CI output, and the assistant's last word was "Done", "fixed", "should now
   work", "all tests pass" — or "fix:" over a pasted terminal run of it, error line or not;
+- the reply of the program the assistant set up, pasted: it declines what it was set up
+  to do ("I'm unable to reach the internet from this environment … If you'd like, I can
+  help craft a request …" after "Then prompt the agent to run a Google search");
 - a symptom after a success claim: "a badge that says failing", "fix these errors",
   "when I run it I get 2 warnings";
 - the work called done sent back as unfinished: "complete the commit" after "the
@@ -391,6 +394,9 @@ static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)traceback\s+\(most\s+recent|\b\w*(?:error|exception)\b\s*[:(\[]|^\s*error\b|\berror\[\w+\]|\bwarning(?:\[\w+\])?:|^\s*warning\b|\bFAILED\b|\bFAILURES\b|^\s*FAIL\b|npm\s+ERR!|\bfatal:|\bpanicked\s+at\b",
         // The dynamic loader's refusals ("version `GLIBC_2.39' not found (required by …)").
         r"|\bversion\s+\S+\s+not\s+found\b|error\s+while\s+loading\s+shared\s+libraries|symbol\s+lookup\s+error",
+        // A program's message naming its operand: "package ID specification `codex-cli`
+        // did not match any packages", "path 'x' does not exist".
+        r"|[`'‘][^`'’\n]{1,120}[`'’]\s+(?:did\s+not\s+match\s+any|does\s+not\s+exist|(?:was\s+|is\s+)?not\s+found|could\s+not\s+be\s+found|is\s+not\s+recognized)\b",
         r"|command\s+not\s+found|no\s+such\s+file|permission\s+denied|exit\s+code\s+[1-9]|exit\s+status\s+[1-9]|\bWRN\b|\bERR\b|^\s*E\s{2,}\S|\bUncaught\b",
     ))
     .expect("error-line regex is valid")
@@ -413,6 +419,16 @@ static NOTE_LINE: LazyLock<Regex> =
 static OFFER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:want\s+me|would\s+you\s+like|shall\s+I|should\s+I|do\s+you\s+want|let\s+me\s+know)\b")
         .expect("offer regex is valid")
+});
+
+/// What an assistant adds when it declines: an offer of something else. A person's turn
+/// that declines in the first person and offers this way is a reply they pasted.
+static OFFERS_INSTEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\bif\s+you['’]?d\s+like,?\s+I\s+can\b|\bI\s+can\s+help\s+(?:you\s+)?(?:craft|write|draft|with|set\s+up)\b",
+        r"|\blet\s+me\s+know\s+(?:what|how)\s+you['’]?d\s+like\b",
+    ))
+    .expect("offers-instead regex is valid")
 });
 
 /// Words by which a session's first turn refers to work done before it.
@@ -576,6 +592,7 @@ enum Kind {
     No,
     Challenge,
     Redirect,
+    Refused,
 }
 
 impl Detector for UserPushback {
@@ -646,6 +663,15 @@ impl Detector for UserPushback {
                     .or_else(|| fix_paste(&m.text))
             {
                 found = Some((Kind::Pasted, e));
+            } else if let Some(l) = last
+                && let Some((first, _)) = sents.first()
+                && REFUSAL.is_match(first)
+                && OFFERS_INSTEAD.is_match(&w.own)
+                && content_words(first).intersection(&content_words(&prose(&msgs[l].text))).next().is_some()
+            {
+                // The reply of the program the assistant set up, pasted: it declines what
+                // the assistant's last message had it do.
+                found = Some((Kind::Refused, first.to_string()));
             } else if claimed.is_some()
                 && !asked
                 && let Some(s) = reported(&sents, &WEAK, false).filter(|s| !REQUEST.is_match(s))
@@ -738,6 +764,7 @@ impl Detector for UserPushback {
                 Kind::No => "corrects the assistant",
                 Kind::Challenge => "challenges the assistant's refusal",
                 Kind::Redirect => "interrupts the assistant and redirects it",
+                Kind::Refused => "pastes a refusal of what was set up",
             };
             // What the person answered: the refusal they challenge, or the claim they
             // push back on.
@@ -849,6 +876,34 @@ mod tests {
         let claim = "I updated the Dockerfile. Build again with docker build -t app .";
         let question = "is it fine to run cargo build instead?";
         assert!(run(&[user(1, "fix the docker build"), said(2, claim), user(3, question)]).is_empty());
+    }
+
+    #[test]
+    fn a_program_error_quoted_inside_a_question_is_pushback() {
+        let claim = "I updated the Dockerfile to build with -p codex-cli. Build again with docker build -t app .";
+        let turn = "package ID specification `codex-cli` did not match any packages is it fine to just run cargo build --bin app ?";
+        assert_eq!(keys(&[user(1, "fix the docker build"), said(2, claim), user(3, turn)]), vec![3]);
+        // A name in quotes that the person says is missing, with no claim before: a report.
+        let look = "The Dockerfile builds the workspace with -p codex-cli.";
+        assert!(run(&[user(1, "fix the docker build"), said(2, look), user(3, turn)]).is_empty());
+        // Prose that names a thing without a program's message about it stays theirs.
+        let ask = "is `codex-cli` the right package to build, or should it be app?";
+        assert!(run(&[user(1, "fix the docker build"), said(2, claim), user(3, ask)]).is_empty());
+    }
+
+    #[test]
+    fn a_refusal_pasted_from_the_program_set_up_is_pushback() {
+        let setup = "Enable network with -c network_access=true. Then prompt the agent to run a Google search (it will have the template).";
+        let pasted = "I’m unable to reach the internet from this environment, so I can’t pull the latest data straight from Google. If you’d like, I can help craft a request or a script you can run locally. Let me know what you’d like to do next.";
+        let f = run(&[user(1, "add google search"), said(2, setup), user(3, pasted)]);
+        assert_eq!(f.iter().map(|f| f.key).collect::<Vec<_>>(), vec![3], "{f:?}");
+        assert!(f[0].summary.starts_with("the user pastes a refusal"), "{}", f[0].summary);
+        // The person's own inability, without an assistant's offer; and a refusal about
+        // something the assistant's message did not speak of.
+        let own = "I can't reach the internet from the train, so I'll try the Google search tonight.";
+        assert!(run(&[user(1, "add google search"), said(2, setup), user(3, own)]).is_empty());
+        let other = "I’m unable to open the spreadsheet here. If you’d like, I can help draft the summary instead.";
+        assert!(run(&[user(1, "add google search"), said(2, setup), user(3, other)]).is_empty());
     }
 
     #[test]
