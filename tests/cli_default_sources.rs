@@ -1,5 +1,6 @@
 //! `debrief index` with no paths finds the default folders of Gemini CLI, OpenCode,
-//! Cline, Roo Code, Cursor and Goose, honouring their own environment overrides.
+//! Cline, Roo Code, Cursor, Goose and Google Antigravity, honouring their own environment
+//! overrides.
 
 mod common;
 
@@ -42,6 +43,8 @@ fn index_without_paths_reads_every_agents_default_folder() {
     drop(db);
     // Cursor's agent transcripts under ~/.cursor/projects.
     copy_tree(&corpus("cursor"), &home.join(".cursor/projects"));
+    // Antigravity's trajectories under ~/.gemini/antigravity-ide/brain.
+    copy_tree(&corpus("antigravity/brain"), &home.join(".gemini/antigravity-ide/brain"));
     // Cline in VS Code, Roo Code in Cursor.
     copy_tree(&corpus("cline/saoudrizwan.claude-dev"), &config.join("Code/User/globalStorage/saoudrizwan.claude-dev"));
     copy_tree(
@@ -70,6 +73,7 @@ fn index_without_paths_reads_every_agents_default_folder() {
     assert_eq!(
         formats,
         vec![
+            "antigravity",
             "cline",
             "cursor",
             "cursor",

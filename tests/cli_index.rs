@@ -254,6 +254,28 @@ fn skipped_files_are_listed_in_the_run_log() {
     assert!(err.contains("debrief: mixed/ledger.jsonl:"), "{err}");
 }
 
+/// A subagent's `agent-<id>.meta.json` beside its `agent-<id>.jsonl` (Claude Code, Qwen
+/// Code) is read with that transcript: no file of unknown format. Beside nothing, it is one.
+#[test]
+fn subagent_sidecars_are_not_unknown_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = tmp.path().join("ix");
+    let dir = tmp.path().join("subagents");
+    fs::create_dir(&dir).unwrap();
+    let from =
+        common::root().join("tests/data/qwen-subagent/-home-dev-shop/subagents/3b9e1c20-4f7a-4e2d-8c15-6a0d2f9e7b41");
+    for name in ["agent-explore-7f3c.jsonl", "agent-explore-7f3c.meta.json"] {
+        fs::copy(from.join(name), dir.join(name)).unwrap();
+    }
+    fs::copy(from.join("agent-explore-7f3c.meta.json"), dir.join("agent-lost.meta.json")).unwrap();
+    let out = debrief(&ix).arg("index").arg(&dir).output().unwrap();
+    assert!(out.status.success());
+    let err = stderr_of(&out);
+    assert!(err.contains("1 file of no known format skipped"), "{err}");
+    let log = fs::read_to_string(ix.join("last-run.log")).unwrap();
+    assert!(log.contains("agent-lost.meta.json") && !log.contains("agent-explore-7f3c.meta.json"), "{log}");
+}
+
 #[test]
 fn a_huge_single_line_is_skipped_with_a_reason() {
     let tmp = tempfile::tempdir().unwrap();

@@ -501,3 +501,64 @@ fn goose_session_database() {
     drop(db);
     assert!(formats::detect(&other, &formats::read_head(&other).unwrap()).is_none());
 }
+
+const ANTIGRAVITY: &str =
+    "antigravity/brain/134d1ba9-b2ee-401e-8db2-5a57448111dd/.system_generated/logs/transcript.jsonl";
+
+/// Steps of a real Antigravity trajectory (the MIT-licensed transcript `tests/real_agents.rs`
+/// reads, `anaysharma1717-svg/Adaptive-EGARCH`), 20 of its lines kept with their text cut
+/// short, then a `CHECKPOINT` step written after the real ones' shape and a response with
+/// its result written out of order, as real files at times have them: prompts in
+/// `<USER_REQUEST>`, calls whose results are the next steps, background commands that finish
+/// in a later `SYSTEM_MESSAGE`, a tool-call error, a step that failed.
+#[test]
+fn antigravity_steps() {
+    let s = sample(ANTIGRAVITY, "antigravity", "antigravity");
+    assert_eq!(s.meta.agent, "Google Antigravity");
+    assert_eq!(s.meta.id, "134d1ba9-b2ee-401e-8db2-5a57448111dd");
+    assert_eq!(s.meta.model.as_deref(), Some("Claude Sonnet 4.6 (Thinking)"));
+    assert_eq!(s.meta.cwd.as_deref(), Some(r"C:\Users\anays\.gemini\antigravity-ide\scratch"));
+    use Origin::*;
+    use Role::*;
+    let mut want = vec![(System, Injected), (User, Typed)];
+    want.extend([(Assistant, Typed); 7]);
+    want.extend([(System, Injected), (User, Typed), (Assistant, Typed), (System, CompactSummary), (Assistant, Typed)]);
+    assert_eq!(roles(&s), want);
+    assert!(s.message(2).unwrap().text.starts_with("build a EGARCH (Exponential GARCH)"));
+    assert!(s.message(1).unwrap().text.starts_with("<ADDITIONAL_METADATA>"));
+    // A command run in the background: its result is the task's, told in a later step.
+    let pip = &s.message(5).unwrap().calls[0];
+    assert!(pip.command.as_deref().unwrap().starts_with("py.exe -m pip install"));
+    let r = pip.result.as_ref().unwrap();
+    assert_eq!((r.exit_code, r.is_error, r.running), (Some(1), true, false));
+    assert_eq!((s.message(5).unwrap().line, s.message(5).unwrap().end_line), (Some(7), Some(13)));
+    // The timer it set was cancelled: settled, no exit code.
+    let timer = s.message(6).unwrap().calls[0].result.as_ref().unwrap();
+    assert!(!timer.running && timer.exit_code.is_none() && timer.output.contains("timer was cancelled"));
+    // A failed `pip` (exit 1), a tool-call error, a step in error.
+    assert_eq!(s.message(4).unwrap().calls[0].result.as_ref().unwrap().exit_code, Some(1));
+    assert!(s.message(8).unwrap().calls[0].result.as_ref().unwrap().is_error);
+    assert!(s.message(12).unwrap().calls[0].result.as_ref().unwrap().is_error);
+    // The result written above its response still joins it, and the message starts there.
+    let last = s.message(14).unwrap();
+    assert_eq!((last.line, last.end_line), (Some(22), Some(23)));
+    assert_eq!(last.calls[0].result.as_ref().unwrap().exit_code, Some(0));
+    assert!(!last.calls[0].result.as_ref().unwrap().output.starts_with("Created At"));
+    assert_eq!(call_counts(&s), (8, 5, 4, 0));
+    assert!(
+        uncovered_lines(&corpus(ANTIGRAVITY), std::slice::from_ref(&s), |l| l.contains("KNOWLEDGE_ARTIFACTS"))
+            .is_empty()
+    );
+    // Search reads a message back from its lines.
+    let f = formats::by_id("antigravity").unwrap();
+    let m = s.message(5).unwrap();
+    let back = formats::read_message(&corpus(ANTIGRAVITY), f, m.offset.unwrap(), 7, 13, 5, None).unwrap().unwrap();
+    assert_eq!(back.calls, m.calls);
+    // No other reader claims the steps, and this one claims no other agent's lines.
+    let head = formats::read_head(&corpus(ANTIGRAVITY)).unwrap();
+    let others = formats::all().iter().filter(|o| o.id() != "antigravity");
+    assert!(others.into_iter().all(|o| o.sniff(Path::new("transcript.jsonl"), &head) == 0));
+    for rel in [QWEN, IFLOW, CURSOR, GOOSE, "gemini-stream/ci-red.jsonl"] {
+        assert_eq!(f.sniff(&corpus(rel), &formats::read_head(&corpus(rel)).unwrap()), 0, "{rel}");
+    }
+}

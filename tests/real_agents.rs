@@ -132,3 +132,39 @@ fn cursor_transcripts_match_their_records() {
         }
     }
 }
+
+/// Antigravity: every `USER_INPUT` the person sent is one typed turn, every entry of a
+/// response's `tool_calls` one call, every result step (a `MODEL` step that is no response,
+/// an `ERROR_MESSAGE`) the result of one of them, every background task told finished, and
+/// every `run_command` call a command.
+#[test]
+fn antigravity_trajectories_match_their_steps() {
+    for (rel, format) in rows().into_iter().filter(|(_, f)| f == "antigravity") {
+        let Some(path) = real(&rel) else { continue };
+        let parsed = formats::parse_file(&path, None).unwrap_or_else(|e| panic!("{rel}: {e:#}"));
+        assert_eq!(parsed.format.id(), format, "{rel}");
+        assert!(parsed.bad.is_empty() && parsed.unknown.is_empty(), "{rel}: {:?} {:?}", parsed.bad, parsed.unknown);
+        let s = &parsed.sessions[0];
+        let (mut typed, mut calls, mut commands, mut results) = (0, 0, 0, 0);
+        for line in std::fs::read_to_string(&path).unwrap().lines().filter(|l| !l.trim().is_empty()) {
+            let v: Value = serde_json::from_str(line).unwrap();
+            match (v["source"].as_str().unwrap(), v["type"].as_str().unwrap()) {
+                ("USER_EXPLICIT", "USER_INPUT") => typed += 1,
+                ("MODEL", "PLANNER_RESPONSE") => {
+                    let tools = v["tool_calls"].as_array().cloned().unwrap_or_default();
+                    calls += tools.len();
+                    commands += tools.iter().filter(|t| t["name"] == "run_command").count();
+                }
+                ("MODEL", _) | ("SYSTEM", "ERROR_MESSAGE") => results += 1,
+                _ => {}
+            }
+        }
+        assert_eq!(s.messages.iter().filter(|m| m.is_typed_user()).count(), typed, "{rel}: typed user turns");
+        let (n, with_command, _, open) = call_counts(s);
+        assert_eq!((n, with_command), (calls, commands), "{rel}: calls and commands");
+        assert_eq!(n - open, results, "{rel}: calls with their result");
+        assert!(s.messages.iter().all(|m| m.role != debrief::model::Role::Tool), "{rel}: a result joined no call");
+        let running = s.messages.iter().flat_map(|m| &m.calls).filter_map(|c| c.result.as_ref()).filter(|r| r.running);
+        assert_eq!(running.count(), 0, "{rel}: every background task was told finished");
+    }
+}

@@ -71,20 +71,20 @@ fn texts(content: &[Value]) -> String {
     parts.join("\n")
 }
 
-/// A user text split into what the person typed (the `<user_query>` blocks) and the
-/// harness's context around it. With no well-formed `<user_query>`, all of it is typed.
-fn split_prompt(text: &str) -> (String, String) {
-    const OPEN: &str = "<user_query>";
-    const CLOSE: &str = "</user_query>";
+/// A user text split into what the person typed (the `<tag>` blocks: Cursor's
+/// `user_query`, Antigravity's `USER_REQUEST`) and the harness's context around it. With
+/// no well-formed `<tag>` block, all of it is typed.
+pub(super) fn split_prompt(text: &str, tag: &str) -> (String, String) {
+    let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
     let mut typed = Vec::new();
     let mut context = String::new();
     let mut rest = text;
-    while let Some(start) = rest.find(OPEN) {
-        let after = &rest[start + OPEN.len()..];
-        let Some(end) = after.find(CLOSE) else { break };
+    while let Some(start) = rest.find(&open) {
+        let after = &rest[start + open.len()..];
+        let Some(end) = after.find(&close) else { break };
         context.push_str(&rest[..start]);
         typed.push(after[..end].trim());
-        rest = &after[end + CLOSE.len()..];
+        rest = &after[end + close.len()..];
     }
     if typed.is_empty() {
         return (text.trim().to_string(), String::new());
@@ -181,7 +181,7 @@ impl Format for Cursor {
         while let Some((at, v)) = next_json_record(input, &mut sink)? {
             match line_of(&v) {
                 Some(Line::Message { role: "user", content }) => {
-                    let (typed, context) = split_prompt(&texts(content));
+                    let (typed, context) = split_prompt(&texts(content), "user_query");
                     if !context.is_empty() {
                         let m = system(Origin::Injected, context, sidechain);
                         asm.push(m, None, at, &mut sink)?;
@@ -294,11 +294,12 @@ mod tests {
 
     #[test]
     fn the_typed_prompt_is_told_from_the_context_around_it() {
-        let (typed, context) = split_prompt("<rules>\nbe brief\n</rules>\n<user_query>\nfix it\n</user_query>");
+        const Q: &str = "user_query";
+        let (typed, context) = split_prompt("<rules>\nbe brief\n</rules>\n<user_query>\nfix it\n</user_query>", Q);
         assert_eq!((typed.as_str(), context.as_str()), ("fix it", "<rules>\nbe brief\n</rules>"));
-        assert_eq!(split_prompt("plain words"), ("plain words".to_string(), String::new()));
+        assert_eq!(split_prompt("plain words", Q), ("plain words".to_string(), String::new()));
         // An unclosed tag is no envelope: everything is kept as typed.
-        assert_eq!(split_prompt("<user_query> half").0, "<user_query> half");
+        assert_eq!(split_prompt("<user_query> half", Q).0, "<user_query> half");
     }
 
     #[test]

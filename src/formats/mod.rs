@@ -9,6 +9,7 @@
 //! indexer can read only the bytes appended since the last run.
 
 pub mod aider;
+pub mod antigravity;
 pub mod claude;
 pub mod cline;
 pub mod codex;
@@ -94,7 +95,7 @@ pub trait Format: Send + Sync {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 24] = [
+    static ALL: [&dyn Format; 25] = [
         &claude::ClaudeCode,
         &codex::Codex,
         &claude::ClaudeCodeWeb,
@@ -119,6 +120,7 @@ pub fn all() -> &'static [&'static dyn Format] {
         &cursor::Cursor,
         &goose::Goose,
         &goose::GooseDb,
+        &antigravity::Antigravity,
     ];
     &ALL
 }
@@ -652,6 +654,15 @@ impl Assembler {
                 }
             }
             last.open = 0;
+        }
+    }
+
+    /// Settle the open call `call_id` with no result: the format says none will come
+    /// (the agent went on without one), so its message must not wait for it.
+    pub fn close_call(&mut self, call_id: &str) {
+        let Some(idx) = self.open_calls.remove(call_id) else { return };
+        if let Some(p) = self.pending.iter_mut().find(|p| p.msg.idx == idx) {
+            p.open = p.open.saturating_sub(1);
         }
     }
 
