@@ -81,13 +81,11 @@ impl Format for Antigravity {
         if first.as_ref().is_some_and(is_step) { 95 } else { 0 }
     }
 
-    fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
+    fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let path = input.path().to_path_buf();
         let mut sink = NoRestart::lines(sink);
         let mut meta = SessionMeta {
             id: conversation_id(&path),
-            format: self.id().into(),
-            agent: self.agent().into(),
             source: path,
             ..SessionMeta::default()
         };
