@@ -21,7 +21,9 @@
 //! a long run of filler — in a tool output, past the window search redacts around —
 //! and for words of the secrets themselves), `detect` (terminal, `--json`), `report`
 //! (Markdown, HTML, JSON), `sessions` (terminal, `--json`), `sources` (terminal,
-//! `--json`), and what `index` writes to stderr. The test fails on any planted secret
+//! `--json`), what `index` writes to stderr, and the MCP tools over `debrief mcp`'s
+//! stdio (`list_sessions`, `findings`, `search` and `seen_before` for the same words,
+//! `read_messages` and `writeup` of each copy's reported session; every page). The test fails on any planted secret
 //! (or 12 consecutive characters of one) in any of them, and on any credential-type
 //! finding of detect-secrets (Yelp's, from PyPI: `scripts/oracle-scan.py`, installed by
 //! `scripts/oracle-venv`) in any output; its generic high-entropy findings are counted by kind and
@@ -593,6 +595,78 @@ fn run(tmp: &Path, args: &[&str], json: bool, ext: &'static str) -> Output {
     Output { name: args.join(" "), ext, raw, text }
 }
 
+/// `debrief mcp` over stdio, driven as an MCP client does (newline-delimited JSON-RPC:
+/// `initialize`, then one `tools/call` at a time): every page of each call's answer (a
+/// `next_cursor` is followed) is one output, named after the tool and its arguments.
+fn mcp(tmp: &Path, calls: &[(&str, serde_json::Value)]) -> Vec<Output> {
+    use std::io::{BufRead as _, Write as _};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_debrief"))
+        .arg("mcp")
+        .env("DEBRIEF_INDEX", tmp.join("ix"))
+        .env("HOME", tmp.join("home"))
+        .env("NO_COLOR", "1")
+        .current_dir(tmp)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start debrief mcp");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut id = 0u64;
+    // A request and its answer; a notification (no answer) gives null.
+    let mut ask = |method: &str, params: serde_json::Value| -> serde_json::Value {
+        if method.starts_with("notifications/") {
+            writeln!(stdin, "{}", serde_json::json!({"jsonrpc": "2.0", "method": method})).expect("write");
+            return serde_json::Value::Null;
+        }
+        id += 1;
+        let req = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(stdin, "{req}").expect("write to debrief mcp");
+        loop {
+            let mut line = String::new();
+            assert!(stdout.read_line(&mut line).expect("read debrief mcp") > 0, "debrief mcp ended at {method}");
+            let v: serde_json::Value = serde_json::from_str(&line).expect("a JSON-RPC message");
+            if v["id"] == id {
+                return v;
+            }
+        }
+    };
+    let init = ask(
+        "initialize",
+        serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "redaction_planted", "version": "0"}}),
+    );
+    assert!(init.get("result").is_some(), "initialize: {init}");
+    ask("notifications/initialized", serde_json::Value::Null);
+    let mut outputs = Vec::new();
+    for (tool, args) in calls {
+        let mut args = args.clone();
+        for page in 0..40 {
+            let r = ask("tools/call", serde_json::json!({"name": tool, "arguments": args}));
+            let result = r.get("result").unwrap_or_else(|| panic!("mcp {tool} {args}: {r}"));
+            assert_ne!(result["isError"], serde_json::json!(true), "mcp {tool} {args}: {result}");
+            let raw = result.to_string();
+            outputs.push(Output {
+                name: format!(
+                    "mcp {tool} {args}{}",
+                    if page > 0 { format!(" (page {})", page + 1) } else { String::new() }
+                ),
+                ext: "json",
+                text: json_text(&raw),
+                raw,
+            });
+            let next = &result["structuredContent"]["next_cursor"];
+            match next.as_str() {
+                Some(c) => args["cursor"] = c.into(),
+                None => break,
+            }
+        }
+    }
+    drop(stdin);
+    let _ = child.wait();
+    outputs
+}
+
 /// The Python that has detect-secrets: `$DEBRIEF_ORACLE_PYTHON`, else the venv
 /// `scripts/oracle-venv` makes (installing it from PyPI the first time), or why there is
 /// none.
@@ -691,6 +765,9 @@ fn planted_secrets_never_show_and_the_oracle_finds_no_credential() {
     let mut units = real_units(root);
     units.extend(corpus_units(root));
     let kinds = kinds();
+    // The matrix counts by id: two kinds of one id would hide one that is never planted.
+    let ids: BTreeSet<&str> = kinds.iter().map(|k| k.id.as_str()).collect();
+    assert_eq!(ids.len(), kinds.len(), "two kinds share an id");
     // Which positions each unit offers, so that kinds spread over all of them.
     let offered: Vec<BTreeSet<Pos>> =
         units.iter().map(|u| parse_dir(&u.dir).iter().flat_map(fields).map(|(p, _)| p).collect()).collect();
@@ -784,6 +861,7 @@ fn planted_secrets_never_show_and_the_oracle_finds_no_credential() {
     outputs.push(run(root, &["sources"], false, "txt"));
     outputs.push(run(root, &["sources", "--json"], true, "json"));
     // Reports: per unit, its session that holds the most planted secrets.
+    let mut best_sessions = Vec::new();
     for u in &units {
         let mut best: Option<(usize, String, PathBuf)> = None;
         for f in walkdir::WalkDir::new(&u.dir).into_iter().filter_map(Result::ok).filter(|e| e.file_type().is_file()) {
@@ -797,6 +875,7 @@ fn planted_secrets_never_show_and_the_oracle_finds_no_credential() {
             }
         }
         let Some((_, id, file)) = best else { continue };
+        best_sessions.push(id.clone());
         let f = file.to_str().expect("path");
         for fmt in ["md", "html", "json"] {
             let mut o = run(root, &["report", f, "--session", &id, "--format", fmt], fmt == "json", fmt);
@@ -805,6 +884,30 @@ fn planted_secrets_never_show_and_the_oracle_finds_no_credential() {
         }
     }
     outputs.push(sessions);
+    // The MCP tools: the same sessions, searches and positions through `debrief mcp`.
+    let mut calls: Vec<(&str, serde_json::Value)> =
+        vec![("list_sessions", serde_json::json!({})), ("findings", serde_json::json!({}))];
+    for pos in &positions {
+        for word in [pos.near(), pos.far()] {
+            calls.push(("search", serde_json::json!({"query": word})));
+            calls.push(("seen_before", serde_json::json!({"error": word})));
+        }
+        if *pos == Pos::ShellInput {
+            calls.push(("seen_before", serde_json::json!({"command": pos.near()})));
+        }
+    }
+    for id in &best_sessions {
+        calls.push(("read_messages", serde_json::json!({"session": id, "max_chars": 100000})));
+        calls.push(("writeup", serde_json::json!({"session": id, "max_chars": 200000})));
+    }
+    let from_mcp = mcp(root, &calls);
+    // seen_before quotes the lines that hold the words right before the secrets: what it
+    // shows passed through redaction, or this check proves nothing for it.
+    assert!(
+        from_mcp.iter().any(|o| o.name.starts_with("mcp seen_before") && o.text.contains("[REDACTED")),
+        "no seen_before answer quoted a planted line"
+    );
+    outputs.extend(from_mcp);
     let commands = started.elapsed() - planting;
 
     // Debrief's own check: no planted secret, nor 12 characters of one, anywhere.
@@ -870,7 +973,8 @@ fn planted_secrets_never_show_and_the_oracle_finds_no_credential() {
                 !credential_in.is_empty(),
                 "detect-secrets found no credential in the planted copies: the oracle sees nothing"
             );
-            let mut by_class: BTreeMap<(String, &'static str), usize> = BTreeMap::new();
+            // Credential-shaped findings of the copies' own text, by kind.
+            let mut own_found: BTreeMap<String, usize> = BTreeMap::new();
             // A credential-shaped finding whose value is no part of any planted secret but
             // text the copies held anyway — before planting, or around a planted secret (the
             // `'uptime'` of `ssh deploy@HOST 'uptime'`) — is not a leak: detect-secrets reads
@@ -884,9 +988,9 @@ fn planted_secrets_never_show_and_the_oracle_finds_no_credential() {
             };
             for f in &in_outputs {
                 if generic(&f.kind) {
-                    *by_class.entry((f.kind.clone(), harmless(&f.secret))).or_default() += 1;
+                    // Reported below, by class.
                 } else if own_text(&f.secret) {
-                    *by_class.entry((f.kind.clone(), "the copies' own text, no planted secret")).or_default() += 1;
+                    *own_found.entry(f.kind.clone()).or_default() += 1;
                 } else {
                     let raw = std::fs::read_to_string(&f.file).unwrap_or_default();
                     let line = raw.lines().nth(f.line.saturating_sub(1) as usize).unwrap_or("");
@@ -907,18 +1011,44 @@ fn planted_secrets_never_show_and_the_oracle_finds_no_credential() {
             for f in &credential_in {
                 *kinds_in.entry(f.kind.as_str()).or_default() += 1;
             }
-            let generic_lines: Vec<String> =
-                by_class.iter().map(|((k, c), n)| format!("    {n:>5}  {k}: {c}")).collect();
+            // The generic findings by what they are, in the copies and in the outputs; of
+            // those no class names, a few (cut) to look at.
+            let classes = |found: &[&Finding]| -> String {
+                let mut by: BTreeMap<(String, &'static str), (usize, Vec<String>)> = BTreeMap::new();
+                for f in found.iter().filter(|f| generic(&f.kind)) {
+                    let e = by.entry((f.kind.clone(), harmless(&f.secret))).or_default();
+                    e.0 += 1;
+                    if e.1.len() < 3 && harmless(&f.secret) == "other" {
+                        e.1.push(f.secret.chars().take(24).collect());
+                    }
+                }
+                by.iter()
+                    .map(|((k, c), (n, eg))| {
+                        let eg = if eg.is_empty() { String::new() } else { format!(" (e.g. {eg:?})") };
+                        format!("    {n:>5}  {k}: {c}{eg}")
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            let own: Vec<String> = own_found
+                .iter()
+                .map(|(k, n)| format!("    {n:>5}  {k}: the copies' own text, no planted secret"))
+                .collect();
             format!(
-                "detect-secrets ({:.1} s): planted copies {} credential findings ({} of the {} planted secrets; {kinds_in:?}); \
-                 outputs {} credential findings, {} generic ones reported:\n{}",
+                "detect-secrets ({:.1} s): planted copies {} credential findings ({} of the {} planted secrets; {kinds_in:?}), \
+                 {} generic ones:\n{}\noutputs {} credential findings ({} of them the copies' own text), {} generic ones \
+                 reported:\n{}{}",
                 t.elapsed().as_secs_f64(),
                 credential_in.len(),
                 seen_planted,
                 planted.len(),
+                in_inputs.iter().filter(|f| generic(&f.kind)).count(),
+                classes(&in_inputs),
                 in_outputs.iter().filter(|f| !generic(&f.kind)).count(),
+                own_found.values().sum::<usize>(),
                 in_outputs.iter().filter(|f| generic(&f.kind)).count(),
-                generic_lines.join("\n")
+                classes(&in_outputs),
+                if own.is_empty() { String::new() } else { format!("\n{}", own.join("\n")) }
             )
         }
     };

@@ -409,7 +409,8 @@ pub fn shaped_kinds() -> Vec<(&'static str, MakeSample)> {
             let p = password(r);
             s(format!("redis://:{p}@cache:6379/0"), p)
         }),
-        ("jwt", |r| {
+        // A JWT pasted alone (gitleaks' own `jwt` rule has its samples too).
+        ("jwt-pasted", |r| {
             let n = r.random_range(40..120);
             let t = format!("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ{}.{}", base64url(r, n), base64url(r, 43));
             s(t.clone(), t)
