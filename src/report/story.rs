@@ -10,18 +10,16 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
 
-use super::facts::{Builder, Change};
+use super::context::{Change, Context, QUOTE, Quote};
 use crate::analysis::call_facts::CallFacts;
 use crate::analysis::calls::is_note;
 use crate::analysis::claims::{self, Kind, is_nudge};
 use crate::analysis::liveness;
 use crate::analysis::text::human_bytes;
 use crate::analysis::text::{clip, clock, duration, one_line, secs_between, sentences};
-use crate::detect::{self, Cited, Details, Finding, SessionStats};
+use crate::detect::{self, Cited, Details, Finding};
 use crate::model::{Message, Origin, Role};
 
-/// Characters of a quoted sentence.
-const QUOTE: usize = 220;
 /// Messages back from a moment that its "recent" story may reach.
 const RECENT_SPAN: usize = 60;
 /// Beats kept in the recent part of a story and among the earlier milestones.
@@ -33,13 +31,6 @@ const STOPPED: [i32; 2] = [130, 143];
 const TIME_LIMIT: i32 = 124;
 /// Messages after a launch searched for its wait, error and verdict.
 const EXPERIMENT_SPAN: usize = 10;
-
-/// A sentence of message `idx`.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Quote {
-    pub idx: u32,
-    pub text: String,
-}
 
 /// One edit, with the purpose its message states.
 #[derive(Debug, Clone, Serialize)]
@@ -455,14 +446,20 @@ fn plan_items(m: &Message, call: &crate::model::Call) -> Option<(String, Vec<Str
     ((named || called) && items.len() >= 3).then(|| (path.to_string(), items))
 }
 
-impl<'a> Builder<'a> {
-    pub(super) fn pos_of(&self, idx: u32) -> usize {
-        self.session.messages.partition_point(|m| m.idx < idx)
+/// The story of a session over its context: beats and moments, told around a message.
+#[derive(Clone, Copy)]
+pub struct Story<'a> {
+    cx: &'a Context<'a>,
+}
+
+impl<'a> Story<'a> {
+    pub fn new(cx: &'a Context<'a>) -> Story<'a> {
+        Story { cx }
     }
 
     /// The wait call of message `m`, described.
     pub(super) fn wait_of(&self, m: &Message) -> Option<WaitFacts> {
-        let c = self.facts_of(m).iter().find(|c| c.action == "wait")?;
+        let c = self.cx.facts_of(m).iter().find(|c| c.action == "wait")?;
         let o = c.output.as_ref();
         let pick = |k: &str| o.and_then(|o| o.revealing.iter().find(|r| r.kind == k).map(|r| r.line.clone()));
         let timeout = pick("alarm").filter(|l| {
@@ -505,7 +502,7 @@ impl<'a> Builder<'a> {
     /// entry point: the previous launch, the changes (a `MIN_`/`MAX_` pair counts as one
     /// setting), and apart from them the inert ones (ports, hosts, log paths).
     fn launch_changes(&self, m: &Message) -> (Option<Quote>, Vec<Change>, Vec<Change>) {
-        let (changes, prev) = self.changes_since_previous_launch(m);
+        let (changes, prev) = self.cx.changes_since_previous_launch(m);
         let Some(prev) = prev else { return (None, vec![], vec![]) };
         let (inert, changes): (Vec<Change>, Vec<Change>) = changes.into_iter().partition(|c| inert_setting(&c.setting));
         let mut merged: Vec<Change> = Vec::new();
@@ -534,7 +531,7 @@ impl<'a> Builder<'a> {
     /// Edits (files) made in messages strictly between positions `a` and `b`.
     fn edits_between(&self, a: usize, b: usize) -> Vec<EditFacts> {
         let mut out = Vec::new();
-        for m in &self.session.messages[a.min(b)..b] {
+        for m in &self.cx.session.messages[a.min(b)..b] {
             out.extend(self.code_edits_of(m));
         }
         out
@@ -544,7 +541,7 @@ impl<'a> Builder<'a> {
     /// redirections, `tee`) — with the purpose its text states.
     fn edits_of(&self, m: &Message) -> Vec<EditFacts> {
         let mut files: Vec<String> = Vec::new();
-        for (c, f) in m.calls.iter().zip(self.facts_of(m)) {
+        for (c, f) in m.calls.iter().zip(self.cx.facts_of(m)) {
             // An edit the tool refused or that failed ("Expected 2 occurrences but found
             // 1") changed nothing.
             if f.failed() {
@@ -580,15 +577,15 @@ impl<'a> Builder<'a> {
     /// The launch in message `m` and what became of it, looking no further than
     /// position `limit`.
     pub(super) fn experiment(&self, m: &Message, limit: usize) -> Option<(Experiment, Vec<u32>)> {
-        let launch = self.facts_of(m).iter().find(|c| c.action == "launch")?;
-        let s = self.session;
-        let pos = self.pos_of(m.idx);
+        let launch = self.cx.facts_of(m).iter().find(|c| c.action == "launch")?;
+        let s = self.cx.session;
+        let pos = self.cx.pos_of(m.idx);
         let (previous, changes, inert_changes) = self.launch_changes(m);
         // Edits count as a change of the launch only when the previous launch is close:
         // across hundreds of messages they are the session's work, not this launch's.
         let edits = match &previous {
-            Some(p) if pos - self.pos_of(p.idx) <= crate::detect::LOOKBACK => {
-                self.edits_between(self.pos_of(p.idx) + 1, pos)
+            Some(p) if pos - self.cx.pos_of(p.idx) <= crate::detect::LOOKBACK => {
+                self.edits_between(self.cx.pos_of(p.idx) + 1, pos)
             }
             _ => Vec::new(),
         };
@@ -617,15 +614,15 @@ impl<'a> Builder<'a> {
         let end = limit.min(pos + 1 + EXPERIMENT_SPAN).min(s.messages.len());
         // How the launch's own command line ended: its result, or, for a command left
         // running in the background, the last read of its output that saw it end.
-        let li = self.facts_of(m).iter().position(|c| c.action == "launch").unwrap_or(0);
+        let li = self.cx.facts_of(m).iter().position(|c| c.action == "launch").unwrap_or(0);
         if let Some(call) = m.calls.get(li) {
-            let mut ended = call.result.as_ref().filter(|r| !r.running).map(|r| (m.idx, r, &self.facts_of(m)[li]));
+            let mut ended = call.result.as_ref().filter(|r| !r.running).map(|r| (m.idx, r, &self.cx.facts_of(m)[li]));
             for n in s.messages.iter().take(end).skip(pos + 1) {
                 // What the user said next comes after the launch's story, not inside it.
                 if n.is_typed_user() && !is_nudge(&n.text) {
                     break;
                 }
-                for (c, f) in n.calls.iter().zip(self.facts_of(n)) {
+                for (c, f) in n.calls.iter().zip(self.cx.facts_of(n)) {
                     if c.continues.as_deref() == Some(call.id.as_str())
                         && !call.id.is_empty()
                         && let Some(r) = c.result.as_ref().filter(|r| r.exit_code.is_some() && !r.timed_out)
@@ -672,7 +669,7 @@ impl<'a> Builder<'a> {
             if j > pos && (n.is_typed_user() && !is_nudge(&n.text)) {
                 break;
             }
-            let facts = self.facts_of(n);
+            let facts = self.cx.facts_of(n);
             if j > pos && facts.iter().any(|c| c.action == "launch") {
                 break;
             }
@@ -700,7 +697,7 @@ impl<'a> Builder<'a> {
             }
             let after_outcome = wait_pos.is_some_and(|w| j > w) || x.error.is_some();
             // A message with a finding of its own is a beat of its own.
-            if after_outcome && self.findings.iter().any(|f| f.key == n.idx) {
+            if after_outcome && self.cx.findings.iter().any(|f| f.key == n.idx) {
                 break;
             }
             if after_outcome && n.role == Role::Assistant && !n.text.trim().is_empty() {
@@ -756,14 +753,14 @@ impl<'a> Builder<'a> {
     /// does: `python train.py …`): its changes against the previous run in `prev`.
     fn relaunch_of(&self, m: &Message, prev: Option<&Message>) -> Option<(Experiment, Vec<u32>)> {
         let prev = prev?;
-        let now = self.facts_of(m).iter().find(|c| c.command.is_some())?;
+        let now = self.cx.facts_of(m).iter().find(|c| c.command.is_some())?;
         let then = prev.calls.iter().filter_map(|c| c.command.as_deref()).next()?;
         let cmd = now.command.as_deref()?;
         let (inert_changes, changes): (Vec<Change>, Vec<Change>) =
-            super::facts::settings_changed(then, cmd, &now.program)
+            super::context::settings_changed(then, cmd, &now.program)
                 .into_iter()
                 .partition(|c| inert_setting(&c.setting));
-        let edits = self.edits_between(self.pos_of(prev.idx) + 1, self.pos_of(m.idx));
+        let edits = self.edits_between(self.cx.pos_of(prev.idx) + 1, self.cx.pos_of(m.idx));
         let x = Experiment {
             idx: m.idx,
             time: clock(m.timestamp),
@@ -795,7 +792,7 @@ impl<'a> Builder<'a> {
         if m.role != Role::Assistant || m.char_len() < 1500 || headings.len() < 3 {
             return None;
         }
-        let median = self.median_text_chars();
+        let median = self.cx.median_text_chars();
         Some(Recap {
             idx: m.idx,
             chars: m.char_len(),
@@ -807,18 +804,9 @@ impl<'a> Builder<'a> {
         })
     }
 
-    /// The median length of assistant text, as the detectors measure it.
-    pub(super) fn median_text_chars(&self) -> usize {
-        let mut st = SessionStats::default();
-        for m in &self.session.messages {
-            st.observe(m);
-        }
-        st.median_assistant_len()
-    }
-
     /// The search call of `m`, described.
     pub(super) fn search_of(&self, m: &Message) -> Option<SearchFacts> {
-        let c = self.facts_of(m).iter().find(|c| c.action == "search")?;
+        let c = self.cx.facts_of(m).iter().find(|c| c.action == "search")?;
         let o = c.output.as_ref();
         Some(SearchFacts {
             idx: m.idx,
@@ -840,7 +828,7 @@ impl<'a> Builder<'a> {
 
     /// The facts of one finding, for weaving into prose.
     pub(super) fn moment(&self, f: &Finding) -> Moment {
-        let s = self.session;
+        let s = self.cx.session;
         let key_msg = s.message(f.key);
         let mut mo = Moment {
             detector: f.detector.clone(),
@@ -884,7 +872,7 @@ impl<'a> Builder<'a> {
         let Some(details) = &f.details else { return mo };
         match details {
             Details::Relaunch { .. } => {
-                let pos = self.pos_of(f.key);
+                let pos = self.cx.pos_of(f.key);
                 let found =
                     self.experiment(key_msg, pos + 1).or_else(|| self.relaunch_of(key_msg, earlier.first().copied()));
                 if let Some((mut x, _)) = found {
@@ -913,6 +901,7 @@ impl<'a> Builder<'a> {
                 let alarm_msg = if keyed_on_undoing { earlier.first().copied() } else { Some(key_msg) };
                 if let Some(a) = alarm_msg {
                     let printed = self
+                        .cx
                         .facts_of(a)
                         .iter()
                         .filter_map(|c| c.output.as_ref())
@@ -982,7 +971,7 @@ impl<'a> Builder<'a> {
                 }
                 // The read by position that came instead, and what the assistant said of the searches.
                 if let Some(r) = read.as_ref().and_then(|r| s.message(r.idx)) {
-                    mo.read = self.facts_of(r).iter().find(|c| c.action == "read").cloned();
+                    mo.read = self.cx.facts_of(r).iter().find(|c| c.action == "read").cloned();
                     mo.dismissal = first_of(&r.text, &[Kind::Reason, Kind::Conclusion, Kind::Other]);
                     if let Some(first) = searches.first().and_then(|c| s.message(c.idx)) {
                         mo.elapsed = secs_between(first.timestamp, r.timestamp).map(duration);
@@ -994,7 +983,7 @@ impl<'a> Builder<'a> {
                 mo.wait = self.wait_of(first);
                 if mo.wait.is_none() {
                     // `kubectl wait`, a tool's time limit: no loop to describe.
-                    let c = self.facts_of(first).iter().find(|c| c.command.is_some());
+                    let c = self.cx.facts_of(first).iter().find(|c| c.command.is_some());
                     if let Some(c) = c {
                         mo.wait = Some(WaitFacts {
                             idx: first.idx,
@@ -1023,13 +1012,14 @@ impl<'a> Builder<'a> {
                     mo.situations.push("folder-changed");
                 }
                 for m in runs.iter().filter_map(|i| s.message(*i)) {
-                    let line = self.facts_of(m).iter().filter_map(|c| c.output.as_ref()).find_map(|o| o.failure_line());
+                    let line =
+                        self.cx.facts_of(m).iter().filter_map(|c| c.output.as_ref()).find_map(|o| o.failure_line());
                     if let Some(l) = line {
                         mo.runs.push(Quote { idx: m.idx, text: l });
                     }
                 }
                 if mo.command.is_none() {
-                    mo.command = self.facts_of(key_msg).iter().find_map(|c| c.command_short.clone());
+                    mo.command = self.cx.facts_of(key_msg).iter().find_map(|c| c.command_short.clone());
                 }
             }
             Details::Flips { of, subject, states, switches } => {
@@ -1064,7 +1054,7 @@ impl<'a> Builder<'a> {
                 }
             }
             Details::Pause { before, reply, .. } => {
-                let pos = self.pos_of(f.key);
+                let pos = self.cx.pos_of(f.key);
                 if let Some(prev) = s.messages[..pos].iter().rev().find(|m| m.role != Role::System) {
                     // The pause runs from the last thing that happened: a call's result
                     // comes back after the message that made it.
@@ -1073,7 +1063,7 @@ impl<'a> Builder<'a> {
                 }
                 if let Some(prev) = before.and_then(|i| s.message(i)).filter(|p| p.role == Role::Assistant) {
                     let q = if prev.text.trim().is_empty() {
-                        self.facts_of(prev).iter().find_map(|c| c.command_short.clone().or(c.file.clone()))
+                        self.cx.facts_of(prev).iter().find_map(|c| c.command_short.clone().or(c.file.clone()))
                     } else {
                         Some(sentences(&prev.text, 1, QUOTE))
                     };
@@ -1082,7 +1072,7 @@ impl<'a> Builder<'a> {
                 if let Some(reply) = reply.and_then(|i| s.message(i)) {
                     mo.reply_chars = reply.char_len();
                     let q = if reply.text.trim().is_empty() {
-                        self.facts_of(reply).iter().find_map(|c| c.command_short.clone())
+                        self.cx.facts_of(reply).iter().find_map(|c| c.command_short.clone())
                     } else {
                         Some(sentences(&reply.text, 1, QUOTE))
                     };
@@ -1098,21 +1088,21 @@ impl<'a> Builder<'a> {
 
     /// The goal: the first thing the user typed.
     fn goal_message(&self) -> Option<&'a Message> {
-        self.session.messages.iter().find(|m| m.is_typed_user() && !m.text.trim().is_empty())
+        self.cx.session.messages.iter().find(|m| m.is_typed_user() && !m.text.trim().is_empty())
     }
 
     /// The story before message `before`: the campaign's milestones, then the recent
     /// events that lead up to it, findings other than `skip` woven in.
     pub fn story_before(&self, before: u32, skip: &[u32]) -> Vec<Paragraph> {
-        let s = self.session;
-        let pos = self.pos_of(before);
+        let s = self.cx.session;
+        let pos = self.cx.pos_of(before);
         let start = self.recent_start(pos);
         let mut paras = Vec::new();
         let milestones = self.milestones(start);
         if !milestones.is_empty() {
             paras.push(Paragraph { beats: milestones });
         }
-        let goal_pos = self.goal_message().map(|g| self.pos_of(g.idx));
+        let goal_pos = self.goal_message().map(|g| self.cx.pos_of(g.idx));
         let mut beats = self.beats_in(start, pos, pos, skip);
         if paras.is_empty()
             && let (Some(g), Some(gp)) = (self.goal_message(), goal_pos)
@@ -1121,7 +1111,7 @@ impl<'a> Builder<'a> {
             // Short sessions: the goal opens the recent story.
             beats.retain(|b| b.idx != g.idx);
             let mut goal = Beat::new("goal", g);
-            goal.quotes.push(super::facts::asked(&g.text, 2, 300));
+            goal.quotes.push(super::context::asked(&g.text, 2, 300));
             beats.insert(0, goal);
         }
         trim_beats(&mut beats, RECENT_BEATS);
@@ -1147,8 +1137,8 @@ impl<'a> Builder<'a> {
     /// The story after message `after`, up to `n` messages (stopping at the next real
     /// request), findings other than `skip` woven in.
     pub fn story_after(&self, after: u32, n: usize, skip: &[u32]) -> Vec<Beat> {
-        let s = self.session;
-        let from = self.pos_of(after + 1);
+        let s = self.cx.session;
+        let from = self.cx.pos_of(after + 1);
         let mut to = (from + n).min(s.messages.len());
         if let Some(r) = s.messages[from..to].iter().position(|m| m.is_typed_user() && !is_nudge(&m.text)) {
             to = from + r + 1;
@@ -1163,10 +1153,10 @@ impl<'a> Builder<'a> {
     /// when both are close (the experiment before this one), else a few messages back;
     /// never past a real request of the user's close by.
     fn recent_start(&self, pos: usize) -> usize {
-        let s = self.session;
+        let s = self.cx.session;
         let lo = pos.saturating_sub(RECENT_SPAN);
         let launches: Vec<usize> =
-            (lo..pos).filter(|&j| self.facts_of(&s.messages[j]).iter().any(|c| c.action == "launch")).collect();
+            (lo..pos).filter(|&j| self.cx.facts_of(&s.messages[j]).iter().any(|c| c.action == "launch")).collect();
         let mut start = match launches.as_slice() {
             [.., a, _] => *a,
             [a] => (*a).min(pos.saturating_sub(8)),
@@ -1184,7 +1174,7 @@ impl<'a> Builder<'a> {
     /// The campaign before position `end`: the goal, the user's later requests, the
     /// results with numbers that answered them, and the last plan written to a file.
     fn milestones(&self, end: usize) -> Vec<Beat> {
-        let s = self.session;
+        let s = self.cx.session;
         if end == 0 {
             return vec![];
         }
@@ -1194,7 +1184,7 @@ impl<'a> Builder<'a> {
             return vec![];
         };
         let mut g = Beat::new("goal", &msgs[goal]);
-        g.quotes.push(super::facts::asked(&msgs[goal].text, 2, 300));
+        g.quotes.push(super::context::asked(&msgs[goal].text, 2, 300));
         beats.push(g);
         let requests: Vec<usize> =
             (goal + 1..end).filter(|&j| msgs[j].is_typed_user() && !is_nudge(&msgs[j].text)).collect();
@@ -1207,7 +1197,7 @@ impl<'a> Builder<'a> {
             let (a, b) = (w[0], w[1]);
             if a != goal {
                 let mut r = Beat::new("request", &msgs[a]);
-                r.quotes.push(super::facts::asked(&msgs[a].text, 2, QUOTE));
+                r.quotes.push(super::context::asked(&msgs[a].text, 2, QUOTE));
                 beats.push(r);
             }
             // The last result with numbers in the segment.
@@ -1255,7 +1245,7 @@ impl<'a> Builder<'a> {
 
     /// The beats of positions `from..to`; experiments may look ahead to `limit`.
     fn beats_in(&self, from: usize, to: usize, limit: usize, skip: &[u32]) -> Vec<Beat> {
-        let s = self.session;
+        let s = self.cx.session;
         let mut beats: Vec<Beat> = Vec::new();
         let mut absorbed: BTreeMap<u32, usize> = BTreeMap::new(); // idx → beat index
         let range_idx = |j: usize| s.messages.get(j).map(|m| m.idx);
@@ -1263,7 +1253,8 @@ impl<'a> Builder<'a> {
         let findings: Vec<&Finding> = match (lo, hi) {
             (Some(lo), Some(hi)) => {
                 let mut seen = HashSet::new();
-                self.findings
+                self.cx
+                    .findings
                     .iter()
                     .filter(|f| (lo..=hi).contains(&f.key) && !skip.contains(&f.key))
                     .filter(|f| seen.insert((f.key, f.detector.clone())))
@@ -1277,7 +1268,7 @@ impl<'a> Builder<'a> {
                 continue;
             }
             let at = beats.len();
-            let facts = self.facts_of(m);
+            let facts = self.cx.facts_of(m);
             match (m.role, m.origin) {
                 (Role::User, Origin::Interrupt) => {
                     let mut b = Beat::new("interrupt", m);
@@ -1288,7 +1279,7 @@ impl<'a> Builder<'a> {
                 (Role::User, Origin::Typed) if is_nudge(&m.text) => {}
                 (Role::User, Origin::Typed) => {
                     let mut b = Beat::new("request", m);
-                    b.quotes.push(super::facts::asked(&m.text, 2, QUOTE));
+                    b.quotes.push(super::context::asked(&m.text, 2, QUOTE));
                     beats.push(b);
                 }
                 (Role::System, Origin::CompactSummary) => {
@@ -1297,7 +1288,8 @@ impl<'a> Builder<'a> {
                     beats.push(b);
                 }
                 (Role::Assistant, _) => {
-                    if let Some((x, took)) = self.experiment(m, limit.min(to.max(from)).max(self.pos_of(m.idx) + 1)) {
+                    if let Some((x, took)) = self.experiment(m, limit.min(to.max(from)).max(self.cx.pos_of(m.idx) + 1))
+                    {
                         let mut b = Beat::new("experiment", m);
                         for i in took {
                             absorbed.insert(i, at);
@@ -1484,11 +1476,20 @@ impl<'a> Builder<'a> {
         }
         beats
     }
+
+    /// The last message of a story, told: its beat, or its first sentence.
+    pub(super) fn ending_of(&self, m: &Message) -> Option<Beat> {
+        let before = self.cx.session.messages.iter().rev().find(|x| x.idx < m.idx).map_or(0, |x| x.idx);
+        self.story_after(before, 1, &[])
+            .into_iter()
+            .find(|b| b.idx == m.idx)
+            .or_else(|| (!m.text.trim().is_empty()).then(|| Beat::said(m, sentences(&m.text, 1, QUOTE))))
+    }
 }
 
 /// The section headings of a structured message, without a title heading that opens it.
 fn section_headings(text: &str) -> Vec<String> {
-    let mut h = super::facts::headings(text);
+    let mut h = super::context::headings(text);
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     if first.trim_start().starts_with('#') && !h.is_empty() {
         h.remove(0);
