@@ -75,8 +75,7 @@ pub struct TimePart {
 /// The arc over messages `from..=to`.
 pub fn arc(cx: &Context, from: u32, to: u32) -> Option<ArcFacts> {
     let story = Story::new(cx);
-    let s = cx.session;
-    let msgs: Vec<&Message> = s.messages.iter().filter(|m| (from..=to).contains(&m.idx)).collect();
+    let msgs: Vec<&Message> = cx.session.messages.iter().filter(|m| (from..=to).contains(&m.idx)).collect();
     let first = *msgs.first()?;
     let last = *msgs.last()?;
     let in_range: Vec<&Finding> = {
@@ -87,6 +86,55 @@ pub fn arc(cx: &Context, from: u32, to: u32) -> Option<ArcFacts> {
             .filter(|f| seen.insert((f.key, f.detector.clone())))
             .collect()
     };
+    let mut steps = finding_steps(cx, story, &in_range);
+    if steps.is_empty() {
+        steps = notable_steps(cx, &msgs);
+    }
+    let calls: Vec<CallFacts> =
+        msgs.iter().flat_map(|m| cx.facts_of(m).iter().cloned()).filter(|c| c.command.is_some()).collect();
+    let mut detectors: Vec<String> = in_range.iter().map(|f| f.detector.clone()).collect();
+    detectors.sort();
+    detectors.dedup();
+    let context = story.story_before(first.idx, &[]);
+    let mut arc = ArcFacts {
+        detector: "_arc",
+        situations: if in_range.is_empty() { vec!["no-findings"] } else { vec!["findings"] },
+        seed: from,
+        from: first.idx,
+        to: last.idx,
+        session: cx.info(),
+        goal: cx.goal(),
+        // The launch that changed several things at once that the context tells.
+        upstream: context
+            .iter()
+            .flat_map(|p| &p.beats)
+            .rev()
+            .find(|b| b.kind == "experiment")
+            .filter(|b| b.situations.contains(&"confounded"))
+            .cloned(),
+        context,
+        start_time: clock(first.timestamp),
+        end_time: clock(last.timestamp),
+        span: secs_between(first.timestamp, last.timestamp).map(duration),
+        messages: msgs.len(),
+        commands: calls.len(),
+        failed_commands: calls.iter().filter(|c| c.failed()).count(),
+        steps,
+        findings: in_range.len(),
+        tally: tally(&in_range, from),
+        detectors,
+        thread: thread(cx, story, &in_range, from, to),
+        time_parts: time_parts(cx, &msgs),
+        ending: story.ending_of(last),
+        last: cx.events(last, true).into_iter().next(),
+        cited: Vec::new(),
+    };
+    arc.cited = cx.cited(cites(&arc));
+    Some(arc)
+}
+
+/// One step per message with findings, the telling finding leading it.
+fn finding_steps(cx: &Context, story: Story, in_range: &[&Finding]) -> Vec<EpisodeFacts> {
     let mut steps: Vec<EpisodeFacts> = Vec::new();
     let mut keys: Vec<u32> = in_range.iter().map(|f| f.key).collect();
     keys.dedup();
@@ -97,8 +145,7 @@ pub fn arc(cx: &Context, from: u32, to: u32) -> Option<ArcFacts> {
         if let Some(prev) = steps.last_mut()
             && lead.evidence.contains(&prev.key)
             && prev.subject.role == "user"
-            && cx.session.messages.partition_point(|m| m.idx < k)
-                == cx.session.messages.partition_point(|m| m.idx <= prev.key)
+            && cx.pos_of(k) == cx.session.messages.partition_point(|m| m.idx <= prev.key)
         {
             prev.joined.push(story.moment(lead));
             prev.situations.insert(0, detect::telling(&lead.detector).joined_tag);
@@ -108,36 +155,34 @@ pub fn arc(cx: &Context, from: u32, to: u32) -> Option<ArcFacts> {
             steps.push(ep);
         }
     }
-    if steps.is_empty() {
-        // No findings: the steps are the turns that moved the story — requests,
-        // failures, launches, tests, and the assistant's conclusions.
-        for m in &msgs {
-            let evs = cx.events(m, false);
-            let notable = evs.iter().any(|e| {
-                matches!(
-                    e.kind,
-                    "asked"
-                        | "empty-turn"
-                        | "interrupted"
-                        | "failed"
-                        | "tested"
-                        | "tested-failed"
-                        | "launched"
-                        | "edited"
-                )
-            });
-            if notable && let Some(ep) = episode::episode_for(cx, m.idx, None) {
-                steps.push(ep);
-            }
-            if steps.len() >= 8 {
-                break;
-            }
+    steps
+}
+
+/// Without findings, the steps are the turns that moved the story — requests,
+/// failures, launches, tests, and the assistant's conclusions — at most eight.
+fn notable_steps(cx: &Context, msgs: &[&Message]) -> Vec<EpisodeFacts> {
+    let mut steps = Vec::new();
+    for m in msgs {
+        let notable = cx.events(m, false).iter().any(|e| {
+            matches!(
+                e.kind,
+                "asked" | "empty-turn" | "interrupted" | "failed" | "tested" | "tested-failed" | "launched" | "edited"
+            )
+        });
+        if notable && let Some(ep) = episode::episode_for(cx, m.idx, None) {
+            steps.push(ep);
+        }
+        if steps.len() >= 8 {
+            break;
         }
     }
-    let calls: Vec<CallFacts> =
-        msgs.iter().flat_map(|m| cx.facts_of(m).iter().cloned()).filter(|c| c.command.is_some()).collect();
+    steps
+}
+
+/// Findings in the range, counted per detector in order of first appearance.
+fn tally(in_range: &[&Finding], from: u32) -> Vec<Tally> {
     let mut tally: Vec<Tally> = Vec::new();
-    for f in &in_range {
+    for f in in_range {
         match tally.iter_mut().find(|t| t.detector == f.detector) {
             Some(t) => t.count += 1,
             None => tally.push(Tally { detector: f.detector.clone(), count: 1, seed: from, situations: vec![] }),
@@ -146,11 +191,12 @@ pub fn arc(cx: &Context, from: u32, to: u32) -> Option<ArcFacts> {
     for t in &mut tally {
         t.situations.push(if t.count == 1 { "one" } else { "several" });
     }
-    let mut detectors: Vec<String> = in_range.iter().map(|f| f.detector.clone()).collect();
-    detectors.sort();
-    detectors.dedup();
-    // The thread: findings in the range, led per message, and earlier findings whose
-    // evidence reaches into the range.
+    tally
+}
+
+/// The thread: earlier findings whose evidence reaches into the range, then the
+/// findings in the range, led per message; at most eight.
+fn thread(cx: &Context, story: Story, in_range: &[&Finding], from: u32, to: u32) -> Vec<Moment> {
     let mut thread: Vec<Moment> = cx
         .findings
         .iter()
@@ -159,7 +205,7 @@ pub fn arc(cx: &Context, from: u32, to: u32) -> Option<ArcFacts> {
         .map(|f| story.moment(f))
         .collect();
     let mut led: Vec<u32> = Vec::new();
-    for f in &in_range {
+    for f in in_range {
         if led.contains(&f.key) {
             continue;
         }
@@ -169,45 +215,11 @@ pub fn arc(cx: &Context, from: u32, to: u32) -> Option<ArcFacts> {
         thread.extend(on.into_iter().map(|g| story.moment(g)));
     }
     thread.truncate(8);
-    let time_parts = time_parts(cx, &msgs);
-    let last_pos = s.messages.partition_point(|m| m.idx < last.idx);
-    let _ = last_pos;
-    let ending = story.ending_of(last);
-    let last_ev = cx.events(last, true).into_iter().next();
-    let mut arc = ArcFacts {
-        detector: "_arc",
-        situations: if in_range.is_empty() { vec!["no-findings"] } else { vec!["findings"] },
-        seed: from,
-        from: first.idx,
-        to: last.idx,
-        session: cx.info(),
-        goal: cx.goal(),
-        context: story.story_before(first.idx, &[]),
-        start_time: clock(first.timestamp),
-        end_time: clock(last.timestamp),
-        span: secs_between(first.timestamp, last.timestamp).map(duration),
-        messages: msgs.len(),
-        commands: calls.len(),
-        failed_commands: calls.iter().filter(|c| c.failed()).count(),
-        steps,
-        findings: in_range.len(),
-        tally,
-        detectors,
-        thread,
-        time_parts,
-        ending,
-        upstream: None,
-        last: last_ev,
-        cited: Vec::new(),
-    };
-    arc.upstream = arc
-        .context
-        .iter()
-        .flat_map(|p| &p.beats)
-        .rev()
-        .find(|b| b.kind == "experiment")
-        .filter(|b| b.situations.contains(&"confounded"))
-        .cloned();
+    thread
+}
+
+/// Every message the arc cites.
+fn cites(arc: &ArcFacts) -> Vec<u32> {
     let mut idxs: Vec<u32> = arc.context.iter().flat_map(|p| &p.beats).flat_map(Beat::cites).collect();
     idxs.extend(arc.goal.iter().map(|g| g.idx));
     for st in &arc.steps {
@@ -219,8 +231,7 @@ pub fn arc(cx: &Context, from: u32, to: u32) -> Option<ArcFacts> {
     idxs.extend(arc.time_parts.iter().map(|t| t.idx));
     idxs.extend(arc.ending.iter().flat_map(Beat::cites));
     idxs.extend(arc.last.iter().map(|e| e.idx));
-    arc.cited = cx.cited(idxs);
-    Some(arc)
+    idxs
 }
 
 /// The largest stretches of wall-clock time among `msgs`: long calls and pauses

@@ -136,9 +136,40 @@ pub struct SessionFacts {
 pub fn report(cx: &Context) -> SessionFacts {
     let story = Story::new(cx);
     let s = cx.session;
-    let goal = cx.goal();
+    let timeline = timeline(cx, story);
+    let (phases, nudges, nudge_count) = phases(cx, &timeline);
+    let mut situations = Vec::new();
+    if cx.findings.is_empty() {
+        situations.push("no-findings");
+    }
+    let mut facts = SessionFacts {
+        detector: "_session",
+        situations,
+        seed: s.messages.first().map_or(0, |m| m.idx),
+        session: cx.info(),
+        goal: cx.goal(),
+        requests: phases.len(),
+        nudges,
+        nudge_count,
+        phases,
+        timeline,
+        launches: launches(cx, story),
+        stories: cx.stories(),
+        by_detector: by_detector(cx),
+        failures: failures(cx),
+        time: time_use(cx),
+        technologies: technologies(cx),
+        last: last_said(cx),
+        ending: s.messages.iter().rev().find(|m| m.role != Role::System).and_then(|m| story.ending_of(m)),
+        cited: Vec::new(),
+    };
+    facts.cited = cx.cited(cites(&facts));
+    facts
+}
 
-    // Timeline of findings, with the time since the previous one.
+/// The findings in order, with the time since the previous one (or the session's start).
+fn timeline(cx: &Context, story: Story) -> Vec<TimelineEntry> {
+    let s = cx.session;
     let mut timeline = Vec::new();
     let mut prev_t = s.meta.started;
     let mut keys_seen = std::collections::HashSet::new();
@@ -161,8 +192,13 @@ pub fn report(cx: &Context) -> SessionFacts {
             prev_t = t;
         }
     }
+    timeline
+}
 
-    // Phases between the user's requests; nudges ("continue") are counted.
+/// The phases between the user's requests; and the nudges ("continue") typed in them,
+/// most frequent first, and how many.
+fn phases(cx: &Context, timeline: &[TimelineEntry]) -> (Vec<Phase>, Vec<Nudge>, usize) {
+    let s = cx.session;
     let mut phases: Vec<Phase> = Vec::new();
     let typed = |m: &Message| m.is_typed_user() && !m.text.trim().is_empty();
     let starts: Vec<usize> = s
@@ -216,9 +252,13 @@ pub fn report(cx: &Context) -> SessionFacts {
             findings: timeline.iter().filter(|t| (s.messages[i].idx..=last).contains(&t.idx)).cloned().collect(),
         });
     }
+    (phases, nudges, nudge_count)
+}
 
-    // Launches: what changed, what became of each, and the time until the next
-    // launch of the same program.
+/// Launches: what changed, what became of each, and the time until the next launch of
+/// the same program.
+fn launches(cx: &Context, story: Story) -> Vec<Launch> {
+    let s = cx.session;
     let mut launches: Vec<Launch> = Vec::new();
     for m in &s.messages {
         let Some(f) = cx.facts_of(m).iter().find(|f| f.action == "launch") else { continue };
@@ -253,8 +293,11 @@ pub fn report(cx: &Context) -> SessionFacts {
         l.waited_secs = secs_between(t0, end_t);
         l.waited = l.waited_secs.map(duration);
     }
+    launches
+}
 
-    // Findings per detector.
+/// Findings per detector, most first.
+fn by_detector(cx: &Context) -> Vec<DetectorCount> {
     let mut by: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for f in cx.findings {
         by.entry(f.detector.clone()).or_default().push(f.key);
@@ -269,8 +312,12 @@ pub fn report(cx: &Context) -> SessionFacts {
         })
         .collect();
     by_detector.sort_by(|a, b| b.count.cmp(&a.count).then(a.detector.cmp(&b.detector)));
+    by_detector
+}
 
-    // Failed commands grouped by what ran.
+/// Failed commands grouped by what ran, the most frequent first.
+fn failures(cx: &Context) -> Vec<FailureGroup> {
+    let s = cx.session;
     let mut groups: Vec<FailureGroup> = Vec::new();
     for m in &s.messages {
         for f in cx.facts_of(m) {
@@ -304,11 +351,14 @@ pub fn report(cx: &Context) -> SessionFacts {
     }
     groups.sort_by(|a, b| b.count.cmp(&a.count).then(a.first.idx.cmp(&b.first.idx)));
     groups.truncate(5);
+    groups
+}
 
-    let time = time_use(cx);
-    // A tool is worth explaining where the story turns on it: in the calls the
-    // findings cite. Elsewhere a command counts as text (`--tp 8` still names tensor
-    // parallelism), so `grep`, `head` or `sed` run in passing are not defined.
+/// The technologies the session names. A tool is worth explaining where the story turns
+/// on it: in the calls the findings cite. Elsewhere a command counts as text (`--tp 8`
+/// still names tensor parallelism), so `grep`, `head` or `sed` run in passing are not defined.
+fn technologies(cx: &Context) -> Vec<Term> {
+    let s = cx.session;
     let cited: HashSet<u32> = cx.findings.iter().flat_map(|f| f.evidence.iter().chain([&f.key])).copied().collect();
     let (mut texts, mut commands): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
     for m in &s.messages {
@@ -322,43 +372,25 @@ pub fn report(cx: &Context) -> SessionFacts {
             texts.extend(m.commands());
         }
     }
-    let technologies = cx.glossary.find(&texts, &commands);
-    let last =
-        s.messages.iter().rev().find(|m| m.role == Role::Assistant && !m.text.trim().is_empty()).map(|m| Event {
-            idx: m.idx,
-            kind: "said",
-            time: clock(m.timestamp),
-            quote: sentences(&m.text, 2, QUOTE),
-            command: None,
-            file: None,
-            detail: None,
-            detector: None,
-        });
-    let mut situations = Vec::new();
-    if cx.findings.is_empty() {
-        situations.push("no-findings");
-    }
-    let mut facts = SessionFacts {
-        detector: "_session",
-        situations,
-        seed: s.messages.first().map_or(0, |m| m.idx),
-        session: cx.info(),
-        goal,
-        requests: phases.len(),
-        nudges,
-        nudge_count,
-        phases,
-        timeline,
-        launches,
-        stories: cx.stories(),
-        by_detector,
-        failures: groups,
-        time,
-        technologies,
-        last,
-        ending: s.messages.iter().rev().find(|m| m.role != Role::System).and_then(|m| story.ending_of(m)),
-        cited: Vec::new(),
-    };
+    cx.glossary.find(&texts, &commands)
+}
+
+/// The assistant's last words.
+fn last_said(cx: &Context) -> Option<Event> {
+    cx.session.messages.iter().rev().find(|m| m.role == Role::Assistant && !m.text.trim().is_empty()).map(|m| Event {
+        idx: m.idx,
+        kind: "said",
+        time: clock(m.timestamp),
+        quote: sentences(&m.text, 2, QUOTE),
+        command: None,
+        file: None,
+        detail: None,
+        detector: None,
+    })
+}
+
+/// Every message the session report cites.
+fn cites(facts: &SessionFacts) -> Vec<u32> {
     let mut idxs: Vec<u32> = facts.goal.iter().map(|g| g.idx).collect();
     idxs.extend(facts.ending.iter().flat_map(Beat::cites));
     idxs.extend(facts.phases.iter().map(|p| p.request.idx));
@@ -369,8 +401,7 @@ pub fn report(cx: &Context) -> SessionFacts {
     idxs.extend(facts.stories.iter().flat_map(|st| st.cites()));
     idxs.extend(facts.time.longest_calls.iter().map(|e| e.idx));
     idxs.extend(facts.last.iter().map(|e| e.idx));
-    facts.cited = cx.cited(idxs);
-    facts
+    idxs
 }
 
 fn time_use(cx: &Context) -> TimeUse {

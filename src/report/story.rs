@@ -17,7 +17,7 @@ use crate::analysis::claims::{self, Kind, is_nudge};
 use crate::analysis::liveness;
 use crate::analysis::text::human_bytes;
 use crate::analysis::text::{clip, clock, duration, one_line, secs_between, sentences};
-use crate::detect::{self, Cited, Details, Finding};
+use crate::detect::{self, Cited, Details, Finding, Undoing};
 use crate::model::{Message, Origin, Role};
 
 /// Messages back from a moment that its "recent" story may reach.
@@ -389,6 +389,42 @@ impl Experiment {
 }
 
 impl Moment {
+    /// A finding's moment before its details are told: what every finding has.
+    fn of(f: &Finding, time: Option<String>) -> Moment {
+        Moment {
+            detector: f.detector.clone(),
+            situations: Vec::new(),
+            seed: f.key,
+            key: f.key,
+            time,
+            summary: f.summary.clone(),
+            evidence: f.evidence.clone(),
+            experiment: None,
+            alarm: None,
+            probe: None,
+            triggers: Vec::new(),
+            disproof: None,
+            disproof_kind: None,
+            claim: None,
+            retraction: None,
+            distance: None,
+            elapsed: None,
+            searches: Vec::new(),
+            read: None,
+            dismissal: None,
+            wait: None,
+            runs: Vec::new(),
+            command: f.command.as_deref().map(|c| clip(&one_line(c), 140)),
+            flipped: None,
+            states: Vec::new(),
+            recap: None,
+            gap: None,
+            before: None,
+            reply: None,
+            reply_chars: 0,
+        }
+    }
+
     pub fn cites(&self) -> Vec<u32> {
         let mut v = vec![self.key];
         if let Some(x) = &self.experiment {
@@ -826,66 +862,18 @@ impl<'a> Story<'a> {
         })
     }
 
-    /// The facts of one finding, for weaving into prose.
+    /// The facts of one finding, for weaving into prose: told by the kind of facts the
+    /// finding carries, not by which detector found it, so a new detector that fills in
+    /// a kind of details that exists is told as it is.
     pub(super) fn moment(&self, f: &Finding) -> Moment {
         let s = self.cx.session;
         let key_msg = s.message(f.key);
-        let mut mo = Moment {
-            detector: f.detector.clone(),
-            situations: Vec::new(),
-            seed: f.key,
-            key: f.key,
-            time: key_msg.and_then(|m| clock(m.timestamp)),
-            summary: f.summary.clone(),
-            evidence: f.evidence.clone(),
-            experiment: None,
-            alarm: None,
-            probe: None,
-            triggers: Vec::new(),
-            disproof: None,
-            disproof_kind: None,
-            claim: None,
-            retraction: None,
-            distance: None,
-            elapsed: None,
-            searches: Vec::new(),
-            read: None,
-            dismissal: None,
-            wait: None,
-            runs: Vec::new(),
-            command: f.command.as_deref().map(|c| clip(&one_line(c), 140)),
-            flipped: None,
-            states: Vec::new(),
-            recap: None,
-            gap: None,
-            before: None,
-            reply: None,
-            reply_chars: 0,
-        };
+        let mut mo = Moment::of(f, key_msg.and_then(|m| clock(m.timestamp)));
         let Some(key_msg) = key_msg else { return mo };
         let earlier: Vec<&Message> = f.evidence.iter().filter(|i| **i < f.key).filter_map(|i| s.message(*i)).collect();
-        let between = |a: &Message, b: &Message| {
-            (Some(b.idx - a.idx.min(b.idx)), secs_between(a.timestamp, b.timestamp).map(duration))
-        };
-        // Told by the kind of facts the finding carries, not by which detector found it:
-        // a new detector that fills in a kind of details that exists is told as it is.
         let Some(details) = &f.details else { return mo };
         match details {
-            Details::Relaunch { .. } => {
-                let pos = self.cx.pos_of(f.key);
-                let found =
-                    self.experiment(key_msg, pos + 1).or_else(|| self.relaunch_of(key_msg, earlier.first().copied()));
-                if let Some((mut x, _)) = found {
-                    // The finding names the editing messages; trust it over our own scan.
-                    let ev_edits: Vec<EditFacts> = earlier.iter().flat_map(|m| self.code_edits_of(m)).collect();
-                    if !ev_edits.is_empty() {
-                        x.edits = ev_edits;
-                        x.change_count = x.changes.len() + 1;
-                    }
-                    mo.situations.push(if x.edits.is_empty() { "settings-only" } else { "with-code" });
-                    mo.experiment = Some(x);
-                }
-            }
+            Details::Relaunch { .. } => self.relaunch_moment(&mut mo, key_msg, &earlier),
             // The person's pushback: the assistant's words they answered, and their own.
             Details::Belief { claim, undone } if undone.as_ref().is_some_and(|u| u.how == "pushback") => {
                 if let Some(c) = claim {
@@ -895,117 +883,12 @@ impl<'a> Story<'a> {
                 mo.retraction = undone.as_ref().map(|u| Quote { idx: u.idx, text: u.text.clone() });
             }
             Details::Belief { claim, undone } => {
-                // Keyed on the belief (an alarm, later refuted), or on what undid it (a
-                // retraction of an earlier claim).
-                let keyed_on_undoing = undone.as_ref().is_some_and(|u| u.idx == f.key);
-                let alarm_msg = if keyed_on_undoing { earlier.first().copied() } else { Some(key_msg) };
-                if let Some(a) = alarm_msg {
-                    let printed = self
-                        .cx
-                        .facts_of(a)
-                        .iter()
-                        .filter_map(|c| c.output.as_ref())
-                        .find_map(|o| o.revealing.iter().find(|r| r.kind == "alarm").map(|r| r.line.clone()));
-                    if let Some(line) = printed {
-                        mo.alarm = Some(Quote { idx: a.idx, text: line });
-                        mo.situations.push("printed");
-                        // What the check looked for, and the lines that set it off.
-                        let wait = self.wait_of(a);
-                        let probe_pattern = a.calls.iter().filter_map(|c| c.command.as_deref()).find_map(alarm_probe);
-                        if let Some(p) = &probe_pattern {
-                            for c in &a.calls {
-                                if let Some(r) = &c.result {
-                                    for l in r.output.lines() {
-                                        if l.contains(p.as_str()) && mo.triggers.len() < 2 && l.len() < 2000 {
-                                            mo.triggers.push(clip(&one_line(l), 160));
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                        mo.probe = probe_pattern;
-                        mo.wait = wait;
-                    } else if let Some(st) = liveness::crash_statement(&a.text) {
-                        mo.alarm = Some(Quote { idx: a.idx, text: clip(&one_line(&st), QUOTE) });
-                        mo.situations.push("stated");
-                    }
-                }
-                // What was believed and what undid it, as the detector found them.
-                if keyed_on_undoing {
-                    mo.claim = mo.alarm.clone();
-                    if mo.claim.is_none() {
-                        // An admission: the claim is the statement the detector found.
-                        mo.claim = claim.as_ref().map(quote_of);
-                        mo.situations.push("admission");
-                    }
-                }
-                if let Some(u) = undone {
-                    let kind = match u.how.as_str() {
-                        "retraction" => "retraction",
-                        "progress" => "progress",
-                        _ => "ready",
-                    };
-                    mo.disproof = Some(Quote { idx: u.idx, text: u.text.clone() });
-                    mo.disproof_kind = Some(kind);
-                }
-                let (a, b) = if keyed_on_undoing {
-                    mo.retraction = mo.disproof.clone().filter(|_| mo.disproof_kind == Some("retraction"));
-                    (mo.claim.as_ref().map(|c| c.idx), Some(f.key))
-                } else {
-                    (Some(f.key), mo.disproof.as_ref().map(|d| d.idx))
-                };
-                if let (Some(a), Some(b)) = (a.and_then(|i| s.message(i)), b.and_then(|i| s.message(i))) {
-                    (mo.distance, mo.elapsed) = between(a, b);
-                }
-                if let Some(k) = mo.disproof_kind {
-                    mo.situations.push(k);
-                }
+                self.belief_moment(&mut mo, key_msg, &earlier, claim.as_ref(), undone.as_ref())
             }
-            Details::Search { searches, read, .. } => {
-                mo.searches =
-                    searches.iter().filter_map(|c| s.message(c.idx)).filter_map(|m| self.search_of(m)).collect();
-                if mo.searches.iter().any(|x| x.truncated.is_some()) {
-                    mo.situations.push("truncated");
-                } else if mo.searches.iter().any(|x| x.dump.is_some()) {
-                    mo.situations.push("dump");
-                }
-                // The read by position that came instead, and what the assistant said of the searches.
-                if let Some(r) = read.as_ref().and_then(|r| s.message(r.idx)) {
-                    mo.read = self.cx.facts_of(r).iter().find(|c| c.action == "read").cloned();
-                    mo.dismissal = first_of(&r.text, &[Kind::Reason, Kind::Conclusion, Kind::Other]);
-                    if let Some(first) = searches.first().and_then(|c| s.message(c.idx)) {
-                        mo.elapsed = secs_between(first.timestamp, r.timestamp).map(duration);
-                    }
-                }
-            }
-            Details::Wait { waits, command: _, how: _ } => {
+            Details::Search { searches, read, .. } => self.search_moment(&mut mo, searches, read.as_ref()),
+            Details::Wait { waits, .. } => {
                 let first = waits.first().and_then(|i| s.message(*i)).unwrap_or(key_msg);
-                mo.wait = self.wait_of(first);
-                if mo.wait.is_none() {
-                    // `kubectl wait`, a tool's time limit: no loop to describe.
-                    let c = self.cx.facts_of(first).iter().find(|c| c.command.is_some());
-                    if let Some(c) = c {
-                        mo.wait = Some(WaitFacts {
-                            idx: first.idx,
-                            command: c.command_short.clone(),
-                            probe: None,
-                            attempts: None,
-                            interval: None,
-                            elapsed: c.seconds.map(duration),
-                            elapsed_secs: c.seconds,
-                            budget: None,
-                            line: c.output.as_ref().and_then(|o| {
-                                o.revealing
-                                    .iter()
-                                    .find(|r| r.kind == "alarm" || r.kind == "error")
-                                    .map(|r| r.line.clone())
-                                    .or(o.last_line.clone())
-                            }),
-                            outcome: "timeout",
-                            purpose: None,
-                        });
-                    }
-                }
+                mo.wait = self.wait_of(first).or_else(|| self.time_limit_of(first));
             }
             Details::Runs { runs, folder_changed, .. } => {
                 if *folder_changed {
@@ -1033,57 +916,207 @@ impl<'a> Story<'a> {
                 mo.states = states.to_vec();
                 mo.runs = switches.iter().map(quote_of).collect();
             }
-            Details::Recap { after, .. } => {
-                mo.recap = self.recap_of(key_msg).or_else(|| {
-                    Some(Recap {
-                        idx: f.key,
-                        chars: key_msg.char_len(),
-                        times: None,
-                        headings: section_headings(&key_msg.text),
-                        opening: sentences(&key_msg.text, 1, QUOTE),
-                        next_steps: next_steps(&key_msg.text),
-                    })
-                });
-                if let Some(trigger) = after.as_ref().and_then(|a| s.message(a.idx)) {
-                    mo.situations.push(match (trigger.role, trigger.origin) {
-                        (Role::User, _) if trigger.text.trim().is_empty() => "after-empty-turn",
-                        (Role::System, Origin::CompactSummary) => "after-compaction",
-                        (Role::System, _) => "after-compaction",
-                        _ => "after-turn",
-                    });
-                }
+            Details::Recap { after, .. } => self.recap_moment(&mut mo, key_msg, after.as_ref()),
+            Details::Pause { before, reply, .. } => self.pause_moment(&mut mo, key_msg, *before, *reply),
+        }
+        mo
+    }
+
+    /// A relaunch: the launch with its changes since the previous one.
+    fn relaunch_moment(&self, mo: &mut Moment, key_msg: &Message, earlier: &[&Message]) {
+        let pos = self.cx.pos_of(key_msg.idx);
+        let found = self.experiment(key_msg, pos + 1).or_else(|| self.relaunch_of(key_msg, earlier.first().copied()));
+        if let Some((mut x, _)) = found {
+            // The finding names the editing messages; trust it over our own scan.
+            let ev_edits: Vec<EditFacts> = earlier.iter().flat_map(|m| self.code_edits_of(m)).collect();
+            if !ev_edits.is_empty() {
+                x.edits = ev_edits;
+                x.change_count = x.changes.len() + 1;
             }
-            Details::Pause { before, reply, .. } => {
-                let pos = self.cx.pos_of(f.key);
-                if let Some(prev) = s.messages[..pos].iter().rev().find(|m| m.role != Role::System) {
-                    // The pause runs from the last thing that happened: a call's result
-                    // comes back after the message that made it.
-                    let last = prev.calls.iter().filter_map(|c| c.result.as_ref()?.timestamp).max().or(prev.timestamp);
-                    mo.gap = secs_between(last, key_msg.timestamp).map(duration);
-                }
-                if let Some(prev) = before.and_then(|i| s.message(i)).filter(|p| p.role == Role::Assistant) {
-                    let q = if prev.text.trim().is_empty() {
-                        self.cx.facts_of(prev).iter().find_map(|c| c.command_short.clone().or(c.file.clone()))
-                    } else {
-                        Some(sentences(&prev.text, 1, QUOTE))
-                    };
-                    mo.before = q.map(|t| Quote { idx: prev.idx, text: t });
-                }
-                if let Some(reply) = reply.and_then(|i| s.message(i)) {
-                    mo.reply_chars = reply.char_len();
-                    let q = if reply.text.trim().is_empty() {
-                        self.cx.facts_of(reply).iter().find_map(|c| c.command_short.clone())
-                    } else {
-                        Some(sentences(&reply.text, 1, QUOTE))
-                    };
-                    mo.reply = q.filter(|t| !t.is_empty()).map(|t| Quote { idx: reply.idx, text: t });
-                    if self.recap_of(reply).is_some() {
-                        mo.situations.push("recap-reply");
+            mo.situations.push(if x.edits.is_empty() { "settings-only" } else { "with-code" });
+            mo.experiment = Some(x);
+        }
+    }
+
+    /// A belief keyed on itself (an alarm, later refuted), or on what undid it (a
+    /// retraction of an earlier claim): the alarm as printed or said, what was claimed,
+    /// what undid it, and how far apart they are.
+    fn belief_moment(
+        &self,
+        mo: &mut Moment,
+        key_msg: &Message,
+        earlier: &[&Message],
+        claim: Option<&Cited>,
+        undone: Option<&Undoing>,
+    ) {
+        let s = self.cx.session;
+        let keyed_on_undoing = undone.is_some_and(|u| u.idx == mo.key);
+        let alarm_msg = if keyed_on_undoing { earlier.first().copied() } else { Some(key_msg) };
+        if let Some(a) = alarm_msg {
+            self.alarm_moment(mo, a);
+        }
+        // What was believed and what undid it, as the detector found them.
+        if keyed_on_undoing {
+            mo.claim = mo.alarm.clone();
+            if mo.claim.is_none() {
+                // An admission: the claim is the statement the detector found.
+                mo.claim = claim.map(quote_of);
+                mo.situations.push("admission");
+            }
+        }
+        if let Some(u) = undone {
+            let kind = match u.how.as_str() {
+                "retraction" => "retraction",
+                "progress" => "progress",
+                _ => "ready",
+            };
+            mo.disproof = Some(Quote { idx: u.idx, text: u.text.clone() });
+            mo.disproof_kind = Some(kind);
+        }
+        let (a, b) = if keyed_on_undoing {
+            mo.retraction = mo.disproof.clone().filter(|_| mo.disproof_kind == Some("retraction"));
+            (mo.claim.as_ref().map(|c| c.idx), Some(mo.key))
+        } else {
+            (Some(mo.key), mo.disproof.as_ref().map(|d| d.idx))
+        };
+        if let (Some(a), Some(b)) = (a.and_then(|i| s.message(i)), b.and_then(|i| s.message(i))) {
+            mo.distance = Some(b.idx - a.idx.min(b.idx));
+            mo.elapsed = secs_between(a.timestamp, b.timestamp).map(duration);
+        }
+        if let Some(k) = mo.disproof_kind {
+            mo.situations.push(k);
+        }
+    }
+
+    /// The alarm of message `a`: the line its calls printed, with what the check looked
+    /// for and the lines that set it off — or the crash it stated.
+    fn alarm_moment(&self, mo: &mut Moment, a: &Message) {
+        let printed = self
+            .cx
+            .facts_of(a)
+            .iter()
+            .filter_map(|c| c.output.as_ref())
+            .find_map(|o| o.revealing.iter().find(|r| r.kind == "alarm").map(|r| r.line.clone()));
+        if let Some(line) = printed {
+            mo.alarm = Some(Quote { idx: a.idx, text: line });
+            mo.situations.push("printed");
+            let wait = self.wait_of(a);
+            let probe_pattern = a.calls.iter().filter_map(|c| c.command.as_deref()).find_map(alarm_probe);
+            if let Some(p) = &probe_pattern {
+                for c in &a.calls {
+                    if let Some(r) = &c.result {
+                        for l in r.output.lines() {
+                            if l.contains(p.as_str()) && mo.triggers.len() < 2 && l.len() < 2000 {
+                                mo.triggers.push(clip(&one_line(l), 160));
+                            }
+                        }
                     }
                 }
             }
+            mo.probe = probe_pattern;
+            mo.wait = wait;
+        } else if let Some(st) = liveness::crash_statement(&a.text) {
+            mo.alarm = Some(Quote { idx: a.idx, text: clip(&one_line(&st), QUOTE) });
+            mo.situations.push("stated");
         }
-        mo
+    }
+
+    /// Searches that did not answer: each measured, the read by position that came
+    /// instead, and what the assistant said of the searches.
+    fn search_moment(&self, mo: &mut Moment, searches: &[Cited], read: Option<&Cited>) {
+        let s = self.cx.session;
+        mo.searches = searches.iter().filter_map(|c| s.message(c.idx)).filter_map(|m| self.search_of(m)).collect();
+        if mo.searches.iter().any(|x| x.truncated.is_some()) {
+            mo.situations.push("truncated");
+        } else if mo.searches.iter().any(|x| x.dump.is_some()) {
+            mo.situations.push("dump");
+        }
+        if let Some(r) = read.and_then(|r| s.message(r.idx)) {
+            mo.read = self.cx.facts_of(r).iter().find(|c| c.action == "read").cloned();
+            mo.dismissal = first_of(&r.text, &[Kind::Reason, Kind::Conclusion, Kind::Other]);
+            if let Some(first) = searches.first().and_then(|c| s.message(c.idx)) {
+                mo.elapsed = secs_between(first.timestamp, r.timestamp).map(duration);
+            }
+        }
+    }
+
+    /// A wait with no loop to describe (`kubectl wait`, a tool's time limit): the
+    /// command that ran out of time, and the line it ended with.
+    fn time_limit_of(&self, m: &Message) -> Option<WaitFacts> {
+        let c = self.cx.facts_of(m).iter().find(|c| c.command.is_some())?;
+        Some(WaitFacts {
+            idx: m.idx,
+            command: c.command_short.clone(),
+            probe: None,
+            attempts: None,
+            interval: None,
+            elapsed: c.seconds.map(duration),
+            elapsed_secs: c.seconds,
+            budget: None,
+            line: c.output.as_ref().and_then(|o| {
+                o.revealing
+                    .iter()
+                    .find(|r| r.kind == "alarm" || r.kind == "error")
+                    .map(|r| r.line.clone())
+                    .or(o.last_line.clone())
+            }),
+            outcome: "timeout",
+            purpose: None,
+        })
+    }
+
+    /// A reply that recaps the work: the recap, and what it came after.
+    fn recap_moment(&self, mo: &mut Moment, key_msg: &Message, after: Option<&Cited>) {
+        mo.recap = self.recap_of(key_msg).or_else(|| {
+            Some(Recap {
+                idx: key_msg.idx,
+                chars: key_msg.char_len(),
+                times: None,
+                headings: section_headings(&key_msg.text),
+                opening: sentences(&key_msg.text, 1, QUOTE),
+                next_steps: next_steps(&key_msg.text),
+            })
+        });
+        if let Some(trigger) = after.and_then(|a| self.cx.session.message(a.idx)) {
+            mo.situations.push(match (trigger.role, trigger.origin) {
+                (Role::User, _) if trigger.text.trim().is_empty() => "after-empty-turn",
+                (Role::System, Origin::CompactSummary) => "after-compaction",
+                (Role::System, _) => "after-compaction",
+                _ => "after-turn",
+            });
+        }
+    }
+
+    /// An empty turn: the pause before it, what came just before, and the reply.
+    fn pause_moment(&self, mo: &mut Moment, key_msg: &Message, before: Option<u32>, reply: Option<u32>) {
+        let s = self.cx.session;
+        let pos = self.cx.pos_of(key_msg.idx);
+        if let Some(prev) = s.messages[..pos].iter().rev().find(|m| m.role != Role::System) {
+            // The pause runs from the last thing that happened: a call's result
+            // comes back after the message that made it.
+            let last = prev.calls.iter().filter_map(|c| c.result.as_ref()?.timestamp).max().or(prev.timestamp);
+            mo.gap = secs_between(last, key_msg.timestamp).map(duration);
+        }
+        if let Some(prev) = before.and_then(|i| s.message(i)).filter(|p| p.role == Role::Assistant) {
+            let q = if prev.text.trim().is_empty() {
+                self.cx.facts_of(prev).iter().find_map(|c| c.command_short.clone().or(c.file.clone()))
+            } else {
+                Some(sentences(&prev.text, 1, QUOTE))
+            };
+            mo.before = q.map(|t| Quote { idx: prev.idx, text: t });
+        }
+        if let Some(reply) = reply.and_then(|i| s.message(i)) {
+            mo.reply_chars = reply.char_len();
+            let q = if reply.text.trim().is_empty() {
+                self.cx.facts_of(reply).iter().find_map(|c| c.command_short.clone())
+            } else {
+                Some(sentences(&reply.text, 1, QUOTE))
+            };
+            mo.reply = q.filter(|t| !t.is_empty()).map(|t| Quote { idx: reply.idx, text: t });
+            if self.recap_of(reply).is_some() {
+                mo.situations.push("recap-reply");
+            }
+        }
     }
 
     /// The goal: the first thing the user typed.
@@ -1246,29 +1279,14 @@ impl<'a> Story<'a> {
     /// The beats of positions `from..to`; experiments may look ahead to `limit`.
     fn beats_in(&self, from: usize, to: usize, limit: usize, skip: &[u32]) -> Vec<Beat> {
         let s = self.cx.session;
+        let findings = self.findings_in(from, to, skip);
+        let keyed: HashSet<u32> = findings.iter().map(|f| f.key).collect();
         let mut beats: Vec<Beat> = Vec::new();
         let mut absorbed: BTreeMap<u32, usize> = BTreeMap::new(); // idx → beat index
-        let range_idx = |j: usize| s.messages.get(j).map(|m| m.idx);
-        let (lo, hi) = (range_idx(from), to.checked_sub(1).and_then(range_idx));
-        let findings: Vec<&Finding> = match (lo, hi) {
-            (Some(lo), Some(hi)) => {
-                let mut seen = HashSet::new();
-                self.cx
-                    .findings
-                    .iter()
-                    .filter(|f| (lo..=hi).contains(&f.key) && !skip.contains(&f.key))
-                    .filter(|f| seen.insert((f.key, f.detector.clone())))
-                    .collect()
-            }
-            _ => Vec::new(),
-        };
-        let keyed: HashSet<u32> = findings.iter().map(|f| f.key).collect();
         for m in &s.messages[from..to] {
             if absorbed.contains_key(&m.idx) {
                 continue;
             }
-            let at = beats.len();
-            let facts = self.cx.facts_of(m);
             match (m.role, m.origin) {
                 (Role::User, Origin::Interrupt) => {
                     let mut b = Beat::new("interrupt", m);
@@ -1288,142 +1306,161 @@ impl<'a> Story<'a> {
                     beats.push(b);
                 }
                 (Role::Assistant, _) => {
-                    if let Some((x, took)) = self.experiment(m, limit.min(to.max(from)).max(self.cx.pos_of(m.idx) + 1))
-                    {
-                        let mut b = Beat::new("experiment", m);
-                        for i in took {
-                            absorbed.insert(i, at);
-                        }
-                        b.situations.push(x.outcome);
-                        b.experiment = Some(x);
-                        beats.push(b);
-                        continue;
-                    }
-                    if let Some(r) = self.recap_of(m) {
-                        let mut b = Beat::new("recap", m);
-                        b.recap = Some(r);
-                        beats.push(b);
-                        continue;
-                    }
-                    if let Some((path, items)) = m.calls.iter().find_map(|c| plan_items(m, c)) {
-                        let mut b = Beat::new("plan-file", m);
-                        b.item_count = items.len();
-                        b.items = items.into_iter().take(8).collect();
-                        b.file = Some(path);
-                        b.quotes.extend(first_of(&m.text, &[Kind::Conclusion, Kind::Reason, Kind::Other]));
-                        beats.push(b);
-                        continue;
-                    }
-                    let edits = self.edits_of(m);
-                    if !edits.is_empty() {
-                        // One beat for a run of edits (reads and searches in between).
-                        match beats.last_mut() {
-                            Some(b) if b.kind == "edits" && b.moments.is_empty() => b.edits.extend(edits),
-                            _ => {
-                                let mut b = Beat::new("edits", m);
-                                b.edits = edits;
-                                beats.push(b);
-                            }
-                        }
-                        continue;
-                    }
-                    let st = claims::statements(&m.text, QUOTE);
-                    if let Some(r) = st.iter().find(|x| x.kind == Kind::Retraction) {
-                        let mut b = Beat::new("retraction", m);
-                        b.quotes.push(r.text.clone());
-                        beats.push(b);
-                    }
-                    if let Some(c) = facts.iter().find(|c| c.output.as_ref().is_some_and(|o| o.interrupted)) {
-                        // Stopped or refused by the person: neither a failure nor a run.
-                        let mut b = Beat::new("stopped", m);
-                        b.command = c.command_short.clone().or_else(|| Some(c.tool.clone()));
-                        beats.push(b);
-                    } else if let Some(c) = facts.iter().find(|c| c.failed() && c.action != "wait") {
-                        let mut b = Beat::new(if c.action == "test" { "test" } else { "failure" }, m);
-                        b.situations.push("failed");
-                        b.command = c.command_short.clone().or_else(|| Some(c.tool.clone()));
-                        b.detail = c.output.as_ref().and_then(|o| o.failure_line());
-                        beats.push(b);
-                    } else if let Some(c) = facts.iter().find(|c| c.action == "test") {
-                        let mut b = Beat::new("test", m);
-                        b.situations.push("passed");
-                        b.command = c.command_short.clone();
-                        b.detail = c.output.as_ref().and_then(|o| {
-                            o.revealing
-                                .iter()
-                                .find(|r| r.kind == "result")
-                                .map(|r| r.line.clone())
-                                .or(o.last_line.clone())
-                        });
-                        beats.push(b);
-                    }
-                    if let Some(w) = self.wait_of(m).filter(|w| w.outcome != "ended" || keyed.contains(&m.idx)) {
-                        let mut b = Beat::new("wait", m);
-                        b.situations.push(w.outcome);
-                        b.wait = Some(w);
-                        beats.push(b);
-                    }
-                    if keyed.contains(&m.idx) && beats.len() == at {
-                        if let Some(sf) = self.search_of(m) {
-                            let mut b = Beat::new("search", m);
-                            b.command = sf.command.clone();
-                            b.quotes.extend(sf.purpose.clone());
-                            // What it concluded before searching ("The server crashed.").
-                            if let Some(c) = st.iter().find(|x| x.kind == Kind::Conclusion) {
-                                // A crash taken as settled, or any other conclusion.
-                                b.situations.push(if liveness::crash_statement(&c.text).is_some() {
-                                    "concluded-crash"
-                                } else {
-                                    "concluded"
-                                });
-                                b.next = vec![c.text.clone()];
-                            }
-                            beats.push(b);
-                        } else if let Some(c) = facts.iter().find(|c| c.action == "read") {
-                            let mut b = Beat::new("read", m);
-                            b.command = c.command_short.clone().or(c.file.clone());
-                            beats.push(b);
-                        }
-                    }
-                    // A statement ending in a colon leads into what follows (a code block,
-                    // a list): no conclusion of its own.
-                    if !st.iter().any(|x| x.kind == Kind::Retraction)
-                        && let Some(c) =
-                            st.iter().find(|x| x.kind == Kind::Conclusion && !x.text.trim_end().ends_with(':'))
-                        && (beats.len() == at || m.calls.is_empty())
-                    {
-                        let mut b = Beat::new("conclusion", m);
-                        b.quotes.push(c.text.clone());
-                        if c.quantified {
-                            b.situations.push("numbers");
-                        }
-                        b.next.extend(st.iter().find(|x| x.kind == Kind::Plan).map(|x| x.text.clone()));
-                        beats.push(b);
+                    let look = limit.min(to.max(from)).max(self.cx.pos_of(m.idx) + 1);
+                    if !self.told_whole(m, look, &mut beats, &mut absorbed) {
+                        self.told_in_steps(m, keyed.contains(&m.idx), &mut beats);
                     }
                 }
                 _ => {}
             }
         }
-        // Consecutive test runs that ended alike read as one beat.
-        let mut folded: Vec<Beat> = Vec::with_capacity(beats.len());
-        for b in beats {
-            if let Some(prev) = folded.last_mut()
-                && prev.kind == "test"
-                && b.kind == "test"
-                && prev.situations == b.situations
-                && prev.detail == b.detail
-                && b.moments.is_empty()
-            {
-                if prev.runs.is_empty() {
-                    prev.runs.push(Quote { idx: prev.idx, text: prev.command.clone().unwrap_or_default() });
-                }
-                prev.runs.push(Quote { idx: b.idx, text: b.command.clone().unwrap_or_default() });
-                continue;
+        let mut beats = fold_tests(beats);
+        self.weave(findings, &mut beats, &absorbed);
+        beats
+    }
+
+    /// The findings keyed in positions `from..to`, but for those on `skip`: one per
+    /// message and detector.
+    fn findings_in(&self, from: usize, to: usize, skip: &[u32]) -> Vec<&'a Finding> {
+        let s = self.cx.session;
+        let range_idx = |j: usize| s.messages.get(j).map(|m| m.idx);
+        let (Some(lo), Some(hi)) = (range_idx(from), to.checked_sub(1).and_then(range_idx)) else {
+            return Vec::new();
+        };
+        let mut seen = HashSet::new();
+        self.cx
+            .findings
+            .iter()
+            .filter(|f| (lo..=hi).contains(&f.key) && !skip.contains(&f.key))
+            .filter(|f| seen.insert((f.key, f.detector.clone())))
+            .collect()
+    }
+
+    /// An assistant message told by one beat of the whole — an experiment (absorbing
+    /// the messages its story takes, up to position `look`), a recap, a plan written to
+    /// a file, edits (joining a run of edits) — when it is one.
+    fn told_whole(&self, m: &Message, look: usize, beats: &mut Vec<Beat>, absorbed: &mut BTreeMap<u32, usize>) -> bool {
+        if let Some((x, took)) = self.experiment(m, look) {
+            let mut b = Beat::new("experiment", m);
+            for i in took {
+                absorbed.insert(i, beats.len());
             }
-            folded.push(b);
+            b.situations.push(x.outcome);
+            b.experiment = Some(x);
+            beats.push(b);
+            return true;
         }
-        let mut beats = folded;
-        // Weave the findings into the beats of their key messages.
+        if let Some(r) = self.recap_of(m) {
+            let mut b = Beat::new("recap", m);
+            b.recap = Some(r);
+            beats.push(b);
+            return true;
+        }
+        if let Some((path, items)) = m.calls.iter().find_map(|c| plan_items(m, c)) {
+            let mut b = Beat::new("plan-file", m);
+            b.item_count = items.len();
+            b.items = items.into_iter().take(8).collect();
+            b.file = Some(path);
+            b.quotes.extend(first_of(&m.text, &[Kind::Conclusion, Kind::Reason, Kind::Other]));
+            beats.push(b);
+            return true;
+        }
+        let edits = self.edits_of(m);
+        if !edits.is_empty() {
+            // One beat for a run of edits (reads and searches in between).
+            match beats.last_mut() {
+                Some(b) if b.kind == "edits" && b.moments.is_empty() => b.edits.extend(edits),
+                _ => {
+                    let mut b = Beat::new("edits", m);
+                    b.edits = edits;
+                    beats.push(b);
+                }
+            }
+            return true;
+        }
+        false
+    }
+
+    /// An assistant message told by what it said and ran: a retraction, a call stopped,
+    /// failed or tested, a wait, a search or read (when a finding is `keyed` on it), a
+    /// conclusion.
+    fn told_in_steps(&self, m: &Message, keyed: bool, beats: &mut Vec<Beat>) {
+        let at = beats.len();
+        let facts = self.cx.facts_of(m);
+        let st = claims::statements(&m.text, QUOTE);
+        if let Some(r) = st.iter().find(|x| x.kind == Kind::Retraction) {
+            let mut b = Beat::new("retraction", m);
+            b.quotes.push(r.text.clone());
+            beats.push(b);
+        }
+        if let Some(c) = facts.iter().find(|c| c.output.as_ref().is_some_and(|o| o.interrupted)) {
+            // Stopped or refused by the person: neither a failure nor a run.
+            let mut b = Beat::new("stopped", m);
+            b.command = c.command_short.clone().or_else(|| Some(c.tool.clone()));
+            beats.push(b);
+        } else if let Some(c) = facts.iter().find(|c| c.failed() && c.action != "wait") {
+            let mut b = Beat::new(if c.action == "test" { "test" } else { "failure" }, m);
+            b.situations.push("failed");
+            b.command = c.command_short.clone().or_else(|| Some(c.tool.clone()));
+            b.detail = c.output.as_ref().and_then(|o| o.failure_line());
+            beats.push(b);
+        } else if let Some(c) = facts.iter().find(|c| c.action == "test") {
+            let mut b = Beat::new("test", m);
+            b.situations.push("passed");
+            b.command = c.command_short.clone();
+            b.detail = c.output.as_ref().and_then(|o| {
+                o.revealing.iter().find(|r| r.kind == "result").map(|r| r.line.clone()).or(o.last_line.clone())
+            });
+            beats.push(b);
+        }
+        if let Some(w) = self.wait_of(m).filter(|w| w.outcome != "ended" || keyed) {
+            let mut b = Beat::new("wait", m);
+            b.situations.push(w.outcome);
+            b.wait = Some(w);
+            beats.push(b);
+        }
+        if keyed && beats.len() == at {
+            if let Some(sf) = self.search_of(m) {
+                let mut b = Beat::new("search", m);
+                b.command = sf.command.clone();
+                b.quotes.extend(sf.purpose.clone());
+                // What it concluded before searching ("The server crashed.").
+                if let Some(c) = st.iter().find(|x| x.kind == Kind::Conclusion) {
+                    // A crash taken as settled, or any other conclusion.
+                    b.situations.push(if liveness::crash_statement(&c.text).is_some() {
+                        "concluded-crash"
+                    } else {
+                        "concluded"
+                    });
+                    b.next = vec![c.text.clone()];
+                }
+                beats.push(b);
+            } else if let Some(c) = facts.iter().find(|c| c.action == "read") {
+                let mut b = Beat::new("read", m);
+                b.command = c.command_short.clone().or(c.file.clone());
+                beats.push(b);
+            }
+        }
+        // A statement ending in a colon leads into what follows (a code block,
+        // a list): no conclusion of its own.
+        if !st.iter().any(|x| x.kind == Kind::Retraction)
+            && let Some(c) = st.iter().find(|x| x.kind == Kind::Conclusion && !x.text.trim_end().ends_with(':'))
+            && (beats.len() == at || m.calls.is_empty())
+        {
+            let mut b = Beat::new("conclusion", m);
+            b.quotes.push(c.text.clone());
+            if c.quantified {
+                b.situations.push("numbers");
+            }
+            b.next.extend(st.iter().find(|x| x.kind == Kind::Plan).map(|x| x.text.clone()));
+            beats.push(b);
+        }
+    }
+
+    /// Weave the findings into the beats of their key messages (or the beat that
+    /// absorbed it), or into a beat of their own.
+    fn weave(&self, findings: Vec<&Finding>, beats: &mut Vec<Beat>, absorbed: &BTreeMap<u32, usize>) {
+        let s = self.cx.session;
         for f in findings {
             let mo = self.moment(f);
             let telling = detect::telling(&f.detector);
@@ -1474,7 +1511,6 @@ impl<'a> Story<'a> {
                 }
             }
         }
-        beats
     }
 
     /// The last message of a story, told: its beat, or its first sentence.
@@ -1485,6 +1521,28 @@ impl<'a> Story<'a> {
             .find(|b| b.idx == m.idx)
             .or_else(|| (!m.text.trim().is_empty()).then(|| Beat::said(m, sentences(&m.text, 1, QUOTE))))
     }
+}
+
+/// Consecutive test runs that ended alike read as one beat.
+fn fold_tests(beats: Vec<Beat>) -> Vec<Beat> {
+    let mut folded: Vec<Beat> = Vec::with_capacity(beats.len());
+    for b in beats {
+        if let Some(prev) = folded.last_mut()
+            && prev.kind == "test"
+            && b.kind == "test"
+            && prev.situations == b.situations
+            && prev.detail == b.detail
+            && b.moments.is_empty()
+        {
+            if prev.runs.is_empty() {
+                prev.runs.push(Quote { idx: prev.idx, text: prev.command.clone().unwrap_or_default() });
+            }
+            prev.runs.push(Quote { idx: b.idx, text: b.command.clone().unwrap_or_default() });
+            continue;
+        }
+        folded.push(b);
+    }
+    folded
 }
 
 /// The section headings of a structured message, without a title heading that opens it.
