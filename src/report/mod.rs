@@ -2,9 +2,15 @@
 //! findings over a range of messages), rendered from templates.
 //!
 //! The split:
-//! - [`facts`] gathers what happened from the normalized session and the findings —
-//!   quotes, commands, outputs, counts, times, each with the `idx` it came from — into
-//!   serialisable structs. No wording.
+//! - [`context`] is what every report stands on, gathered once per session: the session,
+//!   its findings, the facts of each call, and the facts reports name things by (the
+//!   session, a message, an event, a quote). No wording.
+//! - [`story`] tells a session as beats around a message, each finding a moment woven into
+//!   the beat of its key message ([`story::Story`], over the context); [`stories`] tells
+//!   the session's problems; [`belief`] what was believed and what undid it.
+//! - One file per report kind gathers its facts into serialisable structs: [`session`],
+//!   [`episode`], [`arc`] — quotes, commands, outputs, counts, times, each with the `idx`
+//!   it came from.
 //! - The templates in `templates/` (embedded; a user folder given with `--templates`
 //!   comes first, see [`templates`]) lay the report out per format, and the phrase table
 //!   `templates/phrases.toml` words it: variants per detector and situation, chosen by
@@ -18,9 +24,13 @@
 //! is: the session's source path (`facts.session.source`), the user's own file, which a
 //! report cites and suggests `debrief report` commands with.
 
+pub mod arc;
+pub mod belief;
+pub mod context;
+pub mod episode;
 pub mod export;
-pub mod facts;
 pub mod glossary;
+pub mod session;
 pub mod stories;
 pub mod story;
 pub mod templates;
@@ -31,7 +41,7 @@ use serde::Serialize;
 use crate::detect::{self, Finding};
 use crate::model::Session;
 use crate::redact::Redactor;
-use facts::Builder;
+use context::Context;
 use glossary::Glossary;
 
 /// Which report to write.
@@ -54,11 +64,11 @@ pub struct Report {
 
 /// Gather the facts of the selected report from a (redacted) session and its findings.
 pub fn build(session: &Session, findings: &[Finding], selector: Selector, glossary: &Glossary) -> Result<Report> {
-    let b = Builder::new(session, findings, glossary);
+    let cx = Context::new(session, findings, glossary);
     let (kind, facts) = match selector {
-        Selector::Session => ("session", serde_json::to_value(b.session_report())?),
+        Selector::Session => ("session", serde_json::to_value(session::report(&cx))?),
         Selector::Episode(n) => {
-            let Some(ep) = b.episode(n) else {
+            let Some(ep) = episode::episode(&cx, n) else {
                 crate::usage!(
                     "session {} has no message [msg {n}] (it has {} messages)",
                     session.meta.id,
@@ -68,7 +78,7 @@ pub fn build(session: &Session, findings: &[Finding], selector: Selector, glossa
             ("episode", serde_json::to_value(ep)?)
         }
         Selector::Arc(a, z) => {
-            let Some(arc) = b.arc(a, z) else {
+            let Some(arc) = arc::arc(&cx, a, z) else {
                 crate::usage!(
                     "session {} has no messages in {a}..{z} (it has {} messages)",
                     session.meta.id,

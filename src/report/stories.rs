@@ -20,8 +20,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Serialize;
 
-use super::facts::{Builder, request_text};
-use super::story::Quote;
+use super::context::{Context, Quote, request_text};
 use crate::analysis::call_facts::{CallFacts, Grain, command_subject};
 use crate::analysis::calls;
 use crate::analysis::claims::{self, Kind};
@@ -253,7 +252,7 @@ fn same_thing(a: &str, b: &str) -> bool {
     })
 }
 
-impl Builder<'_> {
+impl Context<'_> {
     fn attempt(&self, m: &Message, f: &CallFacts) -> Attempt {
         Attempt {
             idx: m.idx,

@@ -10,18 +10,16 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
 
-use super::facts::{Builder, Change};
+use super::context::{Change, Context, QUOTE, Quote};
 use crate::analysis::call_facts::CallFacts;
 use crate::analysis::calls::is_note;
 use crate::analysis::claims::{self, Kind, is_nudge};
 use crate::analysis::liveness;
 use crate::analysis::text::human_bytes;
 use crate::analysis::text::{clip, clock, duration, one_line, secs_between, sentences};
-use crate::detect::{self, Cited, Details, Finding, SessionStats};
+use crate::detect::{self, Cited, Details, Finding, Undoing};
 use crate::model::{Message, Origin, Role};
 
-/// Characters of a quoted sentence.
-const QUOTE: usize = 220;
 /// Messages back from a moment that its "recent" story may reach.
 const RECENT_SPAN: usize = 60;
 /// Beats kept in the recent part of a story and among the earlier milestones.
@@ -33,13 +31,6 @@ const STOPPED: [i32; 2] = [130, 143];
 const TIME_LIMIT: i32 = 124;
 /// Messages after a launch searched for its wait, error and verdict.
 const EXPERIMENT_SPAN: usize = 10;
-
-/// A sentence of message `idx`.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Quote {
-    pub idx: u32,
-    pub text: String,
-}
 
 /// One edit, with the purpose its message states.
 #[derive(Debug, Clone, Serialize)]
@@ -398,6 +389,42 @@ impl Experiment {
 }
 
 impl Moment {
+    /// A finding's moment before its details are told: what every finding has.
+    fn of(f: &Finding, time: Option<String>) -> Moment {
+        Moment {
+            detector: f.detector.clone(),
+            situations: Vec::new(),
+            seed: f.key,
+            key: f.key,
+            time,
+            summary: f.summary.clone(),
+            evidence: f.evidence.clone(),
+            experiment: None,
+            alarm: None,
+            probe: None,
+            triggers: Vec::new(),
+            disproof: None,
+            disproof_kind: None,
+            claim: None,
+            retraction: None,
+            distance: None,
+            elapsed: None,
+            searches: Vec::new(),
+            read: None,
+            dismissal: None,
+            wait: None,
+            runs: Vec::new(),
+            command: f.command.as_deref().map(|c| clip(&one_line(c), 140)),
+            flipped: None,
+            states: Vec::new(),
+            recap: None,
+            gap: None,
+            before: None,
+            reply: None,
+            reply_chars: 0,
+        }
+    }
+
     pub fn cites(&self) -> Vec<u32> {
         let mut v = vec![self.key];
         if let Some(x) = &self.experiment {
@@ -455,14 +482,20 @@ fn plan_items(m: &Message, call: &crate::model::Call) -> Option<(String, Vec<Str
     ((named || called) && items.len() >= 3).then(|| (path.to_string(), items))
 }
 
-impl<'a> Builder<'a> {
-    pub(super) fn pos_of(&self, idx: u32) -> usize {
-        self.session.messages.partition_point(|m| m.idx < idx)
+/// The story of a session over its context: beats and moments, told around a message.
+#[derive(Clone, Copy)]
+pub struct Story<'a> {
+    cx: &'a Context<'a>,
+}
+
+impl<'a> Story<'a> {
+    pub fn new(cx: &'a Context<'a>) -> Story<'a> {
+        Story { cx }
     }
 
     /// The wait call of message `m`, described.
     pub(super) fn wait_of(&self, m: &Message) -> Option<WaitFacts> {
-        let c = self.facts_of(m).iter().find(|c| c.action == "wait")?;
+        let c = self.cx.facts_of(m).iter().find(|c| c.action == "wait")?;
         let o = c.output.as_ref();
         let pick = |k: &str| o.and_then(|o| o.revealing.iter().find(|r| r.kind == k).map(|r| r.line.clone()));
         let timeout = pick("alarm").filter(|l| {
@@ -505,7 +538,7 @@ impl<'a> Builder<'a> {
     /// entry point: the previous launch, the changes (a `MIN_`/`MAX_` pair counts as one
     /// setting), and apart from them the inert ones (ports, hosts, log paths).
     fn launch_changes(&self, m: &Message) -> (Option<Quote>, Vec<Change>, Vec<Change>) {
-        let (changes, prev) = self.changes_since_previous_launch(m);
+        let (changes, prev) = self.cx.changes_since_previous_launch(m);
         let Some(prev) = prev else { return (None, vec![], vec![]) };
         let (inert, changes): (Vec<Change>, Vec<Change>) = changes.into_iter().partition(|c| inert_setting(&c.setting));
         let mut merged: Vec<Change> = Vec::new();
@@ -534,7 +567,7 @@ impl<'a> Builder<'a> {
     /// Edits (files) made in messages strictly between positions `a` and `b`.
     fn edits_between(&self, a: usize, b: usize) -> Vec<EditFacts> {
         let mut out = Vec::new();
-        for m in &self.session.messages[a.min(b)..b] {
+        for m in &self.cx.session.messages[a.min(b)..b] {
             out.extend(self.code_edits_of(m));
         }
         out
@@ -544,7 +577,7 @@ impl<'a> Builder<'a> {
     /// redirections, `tee`) — with the purpose its text states.
     fn edits_of(&self, m: &Message) -> Vec<EditFacts> {
         let mut files: Vec<String> = Vec::new();
-        for (c, f) in m.calls.iter().zip(self.facts_of(m)) {
+        for (c, f) in m.calls.iter().zip(self.cx.facts_of(m)) {
             // An edit the tool refused or that failed ("Expected 2 occurrences but found
             // 1") changed nothing.
             if f.failed() {
@@ -580,15 +613,15 @@ impl<'a> Builder<'a> {
     /// The launch in message `m` and what became of it, looking no further than
     /// position `limit`.
     pub(super) fn experiment(&self, m: &Message, limit: usize) -> Option<(Experiment, Vec<u32>)> {
-        let launch = self.facts_of(m).iter().find(|c| c.action == "launch")?;
-        let s = self.session;
-        let pos = self.pos_of(m.idx);
+        let launch = self.cx.facts_of(m).iter().find(|c| c.action == "launch")?;
+        let s = self.cx.session;
+        let pos = self.cx.pos_of(m.idx);
         let (previous, changes, inert_changes) = self.launch_changes(m);
         // Edits count as a change of the launch only when the previous launch is close:
         // across hundreds of messages they are the session's work, not this launch's.
         let edits = match &previous {
-            Some(p) if pos - self.pos_of(p.idx) <= crate::detect::LOOKBACK => {
-                self.edits_between(self.pos_of(p.idx) + 1, pos)
+            Some(p) if pos - self.cx.pos_of(p.idx) <= crate::detect::LOOKBACK => {
+                self.edits_between(self.cx.pos_of(p.idx) + 1, pos)
             }
             _ => Vec::new(),
         };
@@ -617,15 +650,15 @@ impl<'a> Builder<'a> {
         let end = limit.min(pos + 1 + EXPERIMENT_SPAN).min(s.messages.len());
         // How the launch's own command line ended: its result, or, for a command left
         // running in the background, the last read of its output that saw it end.
-        let li = self.facts_of(m).iter().position(|c| c.action == "launch").unwrap_or(0);
+        let li = self.cx.facts_of(m).iter().position(|c| c.action == "launch").unwrap_or(0);
         if let Some(call) = m.calls.get(li) {
-            let mut ended = call.result.as_ref().filter(|r| !r.running).map(|r| (m.idx, r, &self.facts_of(m)[li]));
+            let mut ended = call.result.as_ref().filter(|r| !r.running).map(|r| (m.idx, r, &self.cx.facts_of(m)[li]));
             for n in s.messages.iter().take(end).skip(pos + 1) {
                 // What the user said next comes after the launch's story, not inside it.
                 if n.is_typed_user() && !is_nudge(&n.text) {
                     break;
                 }
-                for (c, f) in n.calls.iter().zip(self.facts_of(n)) {
+                for (c, f) in n.calls.iter().zip(self.cx.facts_of(n)) {
                     if c.continues.as_deref() == Some(call.id.as_str())
                         && !call.id.is_empty()
                         && let Some(r) = c.result.as_ref().filter(|r| r.exit_code.is_some() && !r.timed_out)
@@ -672,7 +705,7 @@ impl<'a> Builder<'a> {
             if j > pos && (n.is_typed_user() && !is_nudge(&n.text)) {
                 break;
             }
-            let facts = self.facts_of(n);
+            let facts = self.cx.facts_of(n);
             if j > pos && facts.iter().any(|c| c.action == "launch") {
                 break;
             }
@@ -700,7 +733,7 @@ impl<'a> Builder<'a> {
             }
             let after_outcome = wait_pos.is_some_and(|w| j > w) || x.error.is_some();
             // A message with a finding of its own is a beat of its own.
-            if after_outcome && self.findings.iter().any(|f| f.key == n.idx) {
+            if after_outcome && self.cx.findings.iter().any(|f| f.key == n.idx) {
                 break;
             }
             if after_outcome && n.role == Role::Assistant && !n.text.trim().is_empty() {
@@ -756,14 +789,14 @@ impl<'a> Builder<'a> {
     /// does: `python train.py …`): its changes against the previous run in `prev`.
     fn relaunch_of(&self, m: &Message, prev: Option<&Message>) -> Option<(Experiment, Vec<u32>)> {
         let prev = prev?;
-        let now = self.facts_of(m).iter().find(|c| c.command.is_some())?;
+        let now = self.cx.facts_of(m).iter().find(|c| c.command.is_some())?;
         let then = prev.calls.iter().filter_map(|c| c.command.as_deref()).next()?;
         let cmd = now.command.as_deref()?;
         let (inert_changes, changes): (Vec<Change>, Vec<Change>) =
-            super::facts::settings_changed(then, cmd, &now.program)
+            super::context::settings_changed(then, cmd, &now.program)
                 .into_iter()
                 .partition(|c| inert_setting(&c.setting));
-        let edits = self.edits_between(self.pos_of(prev.idx) + 1, self.pos_of(m.idx));
+        let edits = self.edits_between(self.cx.pos_of(prev.idx) + 1, self.cx.pos_of(m.idx));
         let x = Experiment {
             idx: m.idx,
             time: clock(m.timestamp),
@@ -795,7 +828,7 @@ impl<'a> Builder<'a> {
         if m.role != Role::Assistant || m.char_len() < 1500 || headings.len() < 3 {
             return None;
         }
-        let median = self.median_text_chars();
+        let median = self.cx.median_text_chars();
         Some(Recap {
             idx: m.idx,
             chars: m.char_len(),
@@ -807,18 +840,9 @@ impl<'a> Builder<'a> {
         })
     }
 
-    /// The median length of assistant text, as the detectors measure it.
-    pub(super) fn median_text_chars(&self) -> usize {
-        let mut st = SessionStats::default();
-        for m in &self.session.messages {
-            st.observe(m);
-        }
-        st.median_assistant_len()
-    }
-
     /// The search call of `m`, described.
     pub(super) fn search_of(&self, m: &Message) -> Option<SearchFacts> {
-        let c = self.facts_of(m).iter().find(|c| c.action == "search")?;
+        let c = self.cx.facts_of(m).iter().find(|c| c.action == "search")?;
         let o = c.output.as_ref();
         Some(SearchFacts {
             idx: m.idx,
@@ -838,66 +862,18 @@ impl<'a> Builder<'a> {
         })
     }
 
-    /// The facts of one finding, for weaving into prose.
+    /// The facts of one finding, for weaving into prose: told by the kind of facts the
+    /// finding carries, not by which detector found it, so a new detector that fills in
+    /// a kind of details that exists is told as it is.
     pub(super) fn moment(&self, f: &Finding) -> Moment {
-        let s = self.session;
+        let s = self.cx.session;
         let key_msg = s.message(f.key);
-        let mut mo = Moment {
-            detector: f.detector.clone(),
-            situations: Vec::new(),
-            seed: f.key,
-            key: f.key,
-            time: key_msg.and_then(|m| clock(m.timestamp)),
-            summary: f.summary.clone(),
-            evidence: f.evidence.clone(),
-            experiment: None,
-            alarm: None,
-            probe: None,
-            triggers: Vec::new(),
-            disproof: None,
-            disproof_kind: None,
-            claim: None,
-            retraction: None,
-            distance: None,
-            elapsed: None,
-            searches: Vec::new(),
-            read: None,
-            dismissal: None,
-            wait: None,
-            runs: Vec::new(),
-            command: f.command.as_deref().map(|c| clip(&one_line(c), 140)),
-            flipped: None,
-            states: Vec::new(),
-            recap: None,
-            gap: None,
-            before: None,
-            reply: None,
-            reply_chars: 0,
-        };
+        let mut mo = Moment::of(f, key_msg.and_then(|m| clock(m.timestamp)));
         let Some(key_msg) = key_msg else { return mo };
         let earlier: Vec<&Message> = f.evidence.iter().filter(|i| **i < f.key).filter_map(|i| s.message(*i)).collect();
-        let between = |a: &Message, b: &Message| {
-            (Some(b.idx - a.idx.min(b.idx)), secs_between(a.timestamp, b.timestamp).map(duration))
-        };
-        // Told by the kind of facts the finding carries, not by which detector found it:
-        // a new detector that fills in a kind of details that exists is told as it is.
         let Some(details) = &f.details else { return mo };
         match details {
-            Details::Relaunch { .. } => {
-                let pos = self.pos_of(f.key);
-                let found =
-                    self.experiment(key_msg, pos + 1).or_else(|| self.relaunch_of(key_msg, earlier.first().copied()));
-                if let Some((mut x, _)) = found {
-                    // The finding names the editing messages; trust it over our own scan.
-                    let ev_edits: Vec<EditFacts> = earlier.iter().flat_map(|m| self.code_edits_of(m)).collect();
-                    if !ev_edits.is_empty() {
-                        x.edits = ev_edits;
-                        x.change_count = x.changes.len() + 1;
-                    }
-                    mo.situations.push(if x.edits.is_empty() { "settings-only" } else { "with-code" });
-                    mo.experiment = Some(x);
-                }
-            }
+            Details::Relaunch { .. } => self.relaunch_moment(&mut mo, key_msg, &earlier),
             // The person's pushback: the assistant's words they answered, and their own.
             Details::Belief { claim, undone } if undone.as_ref().is_some_and(|u| u.how == "pushback") => {
                 if let Some(c) = claim {
@@ -907,129 +883,26 @@ impl<'a> Builder<'a> {
                 mo.retraction = undone.as_ref().map(|u| Quote { idx: u.idx, text: u.text.clone() });
             }
             Details::Belief { claim, undone } => {
-                // Keyed on the belief (an alarm, later refuted), or on what undid it (a
-                // retraction of an earlier claim).
-                let keyed_on_undoing = undone.as_ref().is_some_and(|u| u.idx == f.key);
-                let alarm_msg = if keyed_on_undoing { earlier.first().copied() } else { Some(key_msg) };
-                if let Some(a) = alarm_msg {
-                    let printed = self
-                        .facts_of(a)
-                        .iter()
-                        .filter_map(|c| c.output.as_ref())
-                        .find_map(|o| o.revealing.iter().find(|r| r.kind == "alarm").map(|r| r.line.clone()));
-                    if let Some(line) = printed {
-                        mo.alarm = Some(Quote { idx: a.idx, text: line });
-                        mo.situations.push("printed");
-                        // What the check looked for, and the lines that set it off.
-                        let wait = self.wait_of(a);
-                        let probe_pattern = a.calls.iter().filter_map(|c| c.command.as_deref()).find_map(alarm_probe);
-                        if let Some(p) = &probe_pattern {
-                            for c in &a.calls {
-                                if let Some(r) = &c.result {
-                                    for l in r.output.lines() {
-                                        if l.contains(p.as_str()) && mo.triggers.len() < 2 && l.len() < 2000 {
-                                            mo.triggers.push(clip(&one_line(l), 160));
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                        mo.probe = probe_pattern;
-                        mo.wait = wait;
-                    } else if let Some(st) = liveness::crash_statement(&a.text) {
-                        mo.alarm = Some(Quote { idx: a.idx, text: clip(&one_line(&st), QUOTE) });
-                        mo.situations.push("stated");
-                    }
-                }
-                // What was believed and what undid it, as the detector found them.
-                if keyed_on_undoing {
-                    mo.claim = mo.alarm.clone();
-                    if mo.claim.is_none() {
-                        // An admission: the claim is the statement the detector found.
-                        mo.claim = claim.as_ref().map(quote_of);
-                        mo.situations.push("admission");
-                    }
-                }
-                if let Some(u) = undone {
-                    let kind = match u.how.as_str() {
-                        "retraction" => "retraction",
-                        "progress" => "progress",
-                        _ => "ready",
-                    };
-                    mo.disproof = Some(Quote { idx: u.idx, text: u.text.clone() });
-                    mo.disproof_kind = Some(kind);
-                }
-                let (a, b) = if keyed_on_undoing {
-                    mo.retraction = mo.disproof.clone().filter(|_| mo.disproof_kind == Some("retraction"));
-                    (mo.claim.as_ref().map(|c| c.idx), Some(f.key))
-                } else {
-                    (Some(f.key), mo.disproof.as_ref().map(|d| d.idx))
-                };
-                if let (Some(a), Some(b)) = (a.and_then(|i| s.message(i)), b.and_then(|i| s.message(i))) {
-                    (mo.distance, mo.elapsed) = between(a, b);
-                }
-                if let Some(k) = mo.disproof_kind {
-                    mo.situations.push(k);
-                }
+                self.belief_moment(&mut mo, key_msg, &earlier, claim.as_ref(), undone.as_ref())
             }
-            Details::Search { searches, read, .. } => {
-                mo.searches =
-                    searches.iter().filter_map(|c| s.message(c.idx)).filter_map(|m| self.search_of(m)).collect();
-                if mo.searches.iter().any(|x| x.truncated.is_some()) {
-                    mo.situations.push("truncated");
-                } else if mo.searches.iter().any(|x| x.dump.is_some()) {
-                    mo.situations.push("dump");
-                }
-                // The read by position that came instead, and what the assistant said of the searches.
-                if let Some(r) = read.as_ref().and_then(|r| s.message(r.idx)) {
-                    mo.read = self.facts_of(r).iter().find(|c| c.action == "read").cloned();
-                    mo.dismissal = first_of(&r.text, &[Kind::Reason, Kind::Conclusion, Kind::Other]);
-                    if let Some(first) = searches.first().and_then(|c| s.message(c.idx)) {
-                        mo.elapsed = secs_between(first.timestamp, r.timestamp).map(duration);
-                    }
-                }
-            }
-            Details::Wait { waits, command: _, how: _ } => {
+            Details::Search { searches, read, .. } => self.search_moment(&mut mo, searches, read.as_ref()),
+            Details::Wait { waits, .. } => {
                 let first = waits.first().and_then(|i| s.message(*i)).unwrap_or(key_msg);
-                mo.wait = self.wait_of(first);
-                if mo.wait.is_none() {
-                    // `kubectl wait`, a tool's time limit: no loop to describe.
-                    let c = self.facts_of(first).iter().find(|c| c.command.is_some());
-                    if let Some(c) = c {
-                        mo.wait = Some(WaitFacts {
-                            idx: first.idx,
-                            command: c.command_short.clone(),
-                            probe: None,
-                            attempts: None,
-                            interval: None,
-                            elapsed: c.seconds.map(duration),
-                            elapsed_secs: c.seconds,
-                            budget: None,
-                            line: c.output.as_ref().and_then(|o| {
-                                o.revealing
-                                    .iter()
-                                    .find(|r| r.kind == "alarm" || r.kind == "error")
-                                    .map(|r| r.line.clone())
-                                    .or(o.last_line.clone())
-                            }),
-                            outcome: "timeout",
-                            purpose: None,
-                        });
-                    }
-                }
+                mo.wait = self.wait_of(first).or_else(|| self.time_limit_of(first));
             }
             Details::Runs { runs, folder_changed, .. } => {
                 if *folder_changed {
                     mo.situations.push("folder-changed");
                 }
                 for m in runs.iter().filter_map(|i| s.message(*i)) {
-                    let line = self.facts_of(m).iter().filter_map(|c| c.output.as_ref()).find_map(|o| o.failure_line());
+                    let line =
+                        self.cx.facts_of(m).iter().filter_map(|c| c.output.as_ref()).find_map(|o| o.failure_line());
                     if let Some(l) = line {
                         mo.runs.push(Quote { idx: m.idx, text: l });
                     }
                 }
                 if mo.command.is_none() {
-                    mo.command = self.facts_of(key_msg).iter().find_map(|c| c.command_short.clone());
+                    mo.command = self.cx.facts_of(key_msg).iter().find_map(|c| c.command_short.clone());
                 }
             }
             Details::Flips { of, subject, states, switches } => {
@@ -1043,76 +916,226 @@ impl<'a> Builder<'a> {
                 mo.states = states.to_vec();
                 mo.runs = switches.iter().map(quote_of).collect();
             }
-            Details::Recap { after, .. } => {
-                mo.recap = self.recap_of(key_msg).or_else(|| {
-                    Some(Recap {
-                        idx: f.key,
-                        chars: key_msg.char_len(),
-                        times: None,
-                        headings: section_headings(&key_msg.text),
-                        opening: sentences(&key_msg.text, 1, QUOTE),
-                        next_steps: next_steps(&key_msg.text),
-                    })
-                });
-                if let Some(trigger) = after.as_ref().and_then(|a| s.message(a.idx)) {
-                    mo.situations.push(match (trigger.role, trigger.origin) {
-                        (Role::User, _) if trigger.text.trim().is_empty() => "after-empty-turn",
-                        (Role::System, Origin::CompactSummary) => "after-compaction",
-                        (Role::System, _) => "after-compaction",
-                        _ => "after-turn",
-                    });
-                }
-            }
-            Details::Pause { before, reply, .. } => {
-                let pos = self.pos_of(f.key);
-                if let Some(prev) = s.messages[..pos].iter().rev().find(|m| m.role != Role::System) {
-                    // The pause runs from the last thing that happened: a call's result
-                    // comes back after the message that made it.
-                    let last = prev.calls.iter().filter_map(|c| c.result.as_ref()?.timestamp).max().or(prev.timestamp);
-                    mo.gap = secs_between(last, key_msg.timestamp).map(duration);
-                }
-                if let Some(prev) = before.and_then(|i| s.message(i)).filter(|p| p.role == Role::Assistant) {
-                    let q = if prev.text.trim().is_empty() {
-                        self.facts_of(prev).iter().find_map(|c| c.command_short.clone().or(c.file.clone()))
-                    } else {
-                        Some(sentences(&prev.text, 1, QUOTE))
-                    };
-                    mo.before = q.map(|t| Quote { idx: prev.idx, text: t });
-                }
-                if let Some(reply) = reply.and_then(|i| s.message(i)) {
-                    mo.reply_chars = reply.char_len();
-                    let q = if reply.text.trim().is_empty() {
-                        self.facts_of(reply).iter().find_map(|c| c.command_short.clone())
-                    } else {
-                        Some(sentences(&reply.text, 1, QUOTE))
-                    };
-                    mo.reply = q.filter(|t| !t.is_empty()).map(|t| Quote { idx: reply.idx, text: t });
-                    if self.recap_of(reply).is_some() {
-                        mo.situations.push("recap-reply");
-                    }
-                }
-            }
+            Details::Recap { after, .. } => self.recap_moment(&mut mo, key_msg, after.as_ref()),
+            Details::Pause { before, reply, .. } => self.pause_moment(&mut mo, key_msg, *before, *reply),
         }
         mo
     }
 
+    /// A relaunch: the launch with its changes since the previous one.
+    fn relaunch_moment(&self, mo: &mut Moment, key_msg: &Message, earlier: &[&Message]) {
+        let pos = self.cx.pos_of(key_msg.idx);
+        let found = self.experiment(key_msg, pos + 1).or_else(|| self.relaunch_of(key_msg, earlier.first().copied()));
+        if let Some((mut x, _)) = found {
+            // The finding names the editing messages; trust it over our own scan.
+            let ev_edits: Vec<EditFacts> = earlier.iter().flat_map(|m| self.code_edits_of(m)).collect();
+            if !ev_edits.is_empty() {
+                x.edits = ev_edits;
+                x.change_count = x.changes.len() + 1;
+            }
+            mo.situations.push(if x.edits.is_empty() { "settings-only" } else { "with-code" });
+            mo.experiment = Some(x);
+        }
+    }
+
+    /// A belief keyed on itself (an alarm, later refuted), or on what undid it (a
+    /// retraction of an earlier claim): the alarm as printed or said, what was claimed,
+    /// what undid it, and how far apart they are.
+    fn belief_moment(
+        &self,
+        mo: &mut Moment,
+        key_msg: &Message,
+        earlier: &[&Message],
+        claim: Option<&Cited>,
+        undone: Option<&Undoing>,
+    ) {
+        let s = self.cx.session;
+        let keyed_on_undoing = undone.is_some_and(|u| u.idx == mo.key);
+        let alarm_msg = if keyed_on_undoing { earlier.first().copied() } else { Some(key_msg) };
+        if let Some(a) = alarm_msg {
+            self.alarm_moment(mo, a);
+        }
+        // What was believed and what undid it, as the detector found them.
+        if keyed_on_undoing {
+            mo.claim = mo.alarm.clone();
+            if mo.claim.is_none() {
+                // An admission: the claim is the statement the detector found.
+                mo.claim = claim.map(quote_of);
+                mo.situations.push("admission");
+            }
+        }
+        if let Some(u) = undone {
+            let kind = match u.how.as_str() {
+                "retraction" => "retraction",
+                "progress" => "progress",
+                _ => "ready",
+            };
+            mo.disproof = Some(Quote { idx: u.idx, text: u.text.clone() });
+            mo.disproof_kind = Some(kind);
+        }
+        let (a, b) = if keyed_on_undoing {
+            mo.retraction = mo.disproof.clone().filter(|_| mo.disproof_kind == Some("retraction"));
+            (mo.claim.as_ref().map(|c| c.idx), Some(mo.key))
+        } else {
+            (Some(mo.key), mo.disproof.as_ref().map(|d| d.idx))
+        };
+        if let (Some(a), Some(b)) = (a.and_then(|i| s.message(i)), b.and_then(|i| s.message(i))) {
+            mo.distance = Some(b.idx - a.idx.min(b.idx));
+            mo.elapsed = secs_between(a.timestamp, b.timestamp).map(duration);
+        }
+        if let Some(k) = mo.disproof_kind {
+            mo.situations.push(k);
+        }
+    }
+
+    /// The alarm of message `a`: the line its calls printed, with what the check looked
+    /// for and the lines that set it off — or the crash it stated.
+    fn alarm_moment(&self, mo: &mut Moment, a: &Message) {
+        let printed = self
+            .cx
+            .facts_of(a)
+            .iter()
+            .filter_map(|c| c.output.as_ref())
+            .find_map(|o| o.revealing.iter().find(|r| r.kind == "alarm").map(|r| r.line.clone()));
+        if let Some(line) = printed {
+            mo.alarm = Some(Quote { idx: a.idx, text: line });
+            mo.situations.push("printed");
+            let wait = self.wait_of(a);
+            let probe_pattern = a.calls.iter().filter_map(|c| c.command.as_deref()).find_map(alarm_probe);
+            if let Some(p) = &probe_pattern {
+                for c in &a.calls {
+                    if let Some(r) = &c.result {
+                        for l in r.output.lines() {
+                            if l.contains(p.as_str()) && mo.triggers.len() < 2 && l.len() < 2000 {
+                                mo.triggers.push(clip(&one_line(l), 160));
+                            }
+                        }
+                    }
+                }
+            }
+            mo.probe = probe_pattern;
+            mo.wait = wait;
+        } else if let Some(st) = liveness::crash_statement(&a.text) {
+            mo.alarm = Some(Quote { idx: a.idx, text: clip(&one_line(&st), QUOTE) });
+            mo.situations.push("stated");
+        }
+    }
+
+    /// Searches that did not answer: each measured, the read by position that came
+    /// instead, and what the assistant said of the searches.
+    fn search_moment(&self, mo: &mut Moment, searches: &[Cited], read: Option<&Cited>) {
+        let s = self.cx.session;
+        mo.searches = searches.iter().filter_map(|c| s.message(c.idx)).filter_map(|m| self.search_of(m)).collect();
+        if mo.searches.iter().any(|x| x.truncated.is_some()) {
+            mo.situations.push("truncated");
+        } else if mo.searches.iter().any(|x| x.dump.is_some()) {
+            mo.situations.push("dump");
+        }
+        if let Some(r) = read.and_then(|r| s.message(r.idx)) {
+            mo.read = self.cx.facts_of(r).iter().find(|c| c.action == "read").cloned();
+            mo.dismissal = first_of(&r.text, &[Kind::Reason, Kind::Conclusion, Kind::Other]);
+            if let Some(first) = searches.first().and_then(|c| s.message(c.idx)) {
+                mo.elapsed = secs_between(first.timestamp, r.timestamp).map(duration);
+            }
+        }
+    }
+
+    /// A wait with no loop to describe (`kubectl wait`, a tool's time limit): the
+    /// command that ran out of time, and the line it ended with.
+    fn time_limit_of(&self, m: &Message) -> Option<WaitFacts> {
+        let c = self.cx.facts_of(m).iter().find(|c| c.command.is_some())?;
+        Some(WaitFacts {
+            idx: m.idx,
+            command: c.command_short.clone(),
+            probe: None,
+            attempts: None,
+            interval: None,
+            elapsed: c.seconds.map(duration),
+            elapsed_secs: c.seconds,
+            budget: None,
+            line: c.output.as_ref().and_then(|o| {
+                o.revealing
+                    .iter()
+                    .find(|r| r.kind == "alarm" || r.kind == "error")
+                    .map(|r| r.line.clone())
+                    .or(o.last_line.clone())
+            }),
+            outcome: "timeout",
+            purpose: None,
+        })
+    }
+
+    /// A reply that recaps the work: the recap, and what it came after.
+    fn recap_moment(&self, mo: &mut Moment, key_msg: &Message, after: Option<&Cited>) {
+        mo.recap = self.recap_of(key_msg).or_else(|| {
+            Some(Recap {
+                idx: key_msg.idx,
+                chars: key_msg.char_len(),
+                times: None,
+                headings: section_headings(&key_msg.text),
+                opening: sentences(&key_msg.text, 1, QUOTE),
+                next_steps: next_steps(&key_msg.text),
+            })
+        });
+        if let Some(trigger) = after.and_then(|a| self.cx.session.message(a.idx)) {
+            mo.situations.push(match (trigger.role, trigger.origin) {
+                (Role::User, _) if trigger.text.trim().is_empty() => "after-empty-turn",
+                (Role::System, Origin::CompactSummary) => "after-compaction",
+                (Role::System, _) => "after-compaction",
+                _ => "after-turn",
+            });
+        }
+    }
+
+    /// An empty turn: the pause before it, what came just before, and the reply.
+    fn pause_moment(&self, mo: &mut Moment, key_msg: &Message, before: Option<u32>, reply: Option<u32>) {
+        let s = self.cx.session;
+        let pos = self.cx.pos_of(key_msg.idx);
+        if let Some(prev) = s.messages[..pos].iter().rev().find(|m| m.role != Role::System) {
+            // The pause runs from the last thing that happened: a call's result
+            // comes back after the message that made it.
+            let last = prev.calls.iter().filter_map(|c| c.result.as_ref()?.timestamp).max().or(prev.timestamp);
+            mo.gap = secs_between(last, key_msg.timestamp).map(duration);
+        }
+        if let Some(prev) = before.and_then(|i| s.message(i)).filter(|p| p.role == Role::Assistant) {
+            let q = if prev.text.trim().is_empty() {
+                self.cx.facts_of(prev).iter().find_map(|c| c.command_short.clone().or(c.file.clone()))
+            } else {
+                Some(sentences(&prev.text, 1, QUOTE))
+            };
+            mo.before = q.map(|t| Quote { idx: prev.idx, text: t });
+        }
+        if let Some(reply) = reply.and_then(|i| s.message(i)) {
+            mo.reply_chars = reply.char_len();
+            let q = if reply.text.trim().is_empty() {
+                self.cx.facts_of(reply).iter().find_map(|c| c.command_short.clone())
+            } else {
+                Some(sentences(&reply.text, 1, QUOTE))
+            };
+            mo.reply = q.filter(|t| !t.is_empty()).map(|t| Quote { idx: reply.idx, text: t });
+            if self.recap_of(reply).is_some() {
+                mo.situations.push("recap-reply");
+            }
+        }
+    }
+
     /// The goal: the first thing the user typed.
     fn goal_message(&self) -> Option<&'a Message> {
-        self.session.messages.iter().find(|m| m.is_typed_user() && !m.text.trim().is_empty())
+        self.cx.session.messages.iter().find(|m| m.is_typed_user() && !m.text.trim().is_empty())
     }
 
     /// The story before message `before`: the campaign's milestones, then the recent
     /// events that lead up to it, findings other than `skip` woven in.
     pub fn story_before(&self, before: u32, skip: &[u32]) -> Vec<Paragraph> {
-        let s = self.session;
-        let pos = self.pos_of(before);
+        let s = self.cx.session;
+        let pos = self.cx.pos_of(before);
         let start = self.recent_start(pos);
         let mut paras = Vec::new();
         let milestones = self.milestones(start);
         if !milestones.is_empty() {
             paras.push(Paragraph { beats: milestones });
         }
-        let goal_pos = self.goal_message().map(|g| self.pos_of(g.idx));
+        let goal_pos = self.goal_message().map(|g| self.cx.pos_of(g.idx));
         let mut beats = self.beats_in(start, pos, pos, skip);
         if paras.is_empty()
             && let (Some(g), Some(gp)) = (self.goal_message(), goal_pos)
@@ -1121,7 +1144,7 @@ impl<'a> Builder<'a> {
             // Short sessions: the goal opens the recent story.
             beats.retain(|b| b.idx != g.idx);
             let mut goal = Beat::new("goal", g);
-            goal.quotes.push(super::facts::asked(&g.text, 2, 300));
+            goal.quotes.push(super::context::asked(&g.text, 2, 300));
             beats.insert(0, goal);
         }
         trim_beats(&mut beats, RECENT_BEATS);
@@ -1147,8 +1170,8 @@ impl<'a> Builder<'a> {
     /// The story after message `after`, up to `n` messages (stopping at the next real
     /// request), findings other than `skip` woven in.
     pub fn story_after(&self, after: u32, n: usize, skip: &[u32]) -> Vec<Beat> {
-        let s = self.session;
-        let from = self.pos_of(after + 1);
+        let s = self.cx.session;
+        let from = self.cx.pos_of(after + 1);
         let mut to = (from + n).min(s.messages.len());
         if let Some(r) = s.messages[from..to].iter().position(|m| m.is_typed_user() && !is_nudge(&m.text)) {
             to = from + r + 1;
@@ -1163,10 +1186,10 @@ impl<'a> Builder<'a> {
     /// when both are close (the experiment before this one), else a few messages back;
     /// never past a real request of the user's close by.
     fn recent_start(&self, pos: usize) -> usize {
-        let s = self.session;
+        let s = self.cx.session;
         let lo = pos.saturating_sub(RECENT_SPAN);
         let launches: Vec<usize> =
-            (lo..pos).filter(|&j| self.facts_of(&s.messages[j]).iter().any(|c| c.action == "launch")).collect();
+            (lo..pos).filter(|&j| self.cx.facts_of(&s.messages[j]).iter().any(|c| c.action == "launch")).collect();
         let mut start = match launches.as_slice() {
             [.., a, _] => *a,
             [a] => (*a).min(pos.saturating_sub(8)),
@@ -1184,7 +1207,7 @@ impl<'a> Builder<'a> {
     /// The campaign before position `end`: the goal, the user's later requests, the
     /// results with numbers that answered them, and the last plan written to a file.
     fn milestones(&self, end: usize) -> Vec<Beat> {
-        let s = self.session;
+        let s = self.cx.session;
         if end == 0 {
             return vec![];
         }
@@ -1194,7 +1217,7 @@ impl<'a> Builder<'a> {
             return vec![];
         };
         let mut g = Beat::new("goal", &msgs[goal]);
-        g.quotes.push(super::facts::asked(&msgs[goal].text, 2, 300));
+        g.quotes.push(super::context::asked(&msgs[goal].text, 2, 300));
         beats.push(g);
         let requests: Vec<usize> =
             (goal + 1..end).filter(|&j| msgs[j].is_typed_user() && !is_nudge(&msgs[j].text)).collect();
@@ -1207,7 +1230,7 @@ impl<'a> Builder<'a> {
             let (a, b) = (w[0], w[1]);
             if a != goal {
                 let mut r = Beat::new("request", &msgs[a]);
-                r.quotes.push(super::facts::asked(&msgs[a].text, 2, QUOTE));
+                r.quotes.push(super::context::asked(&msgs[a].text, 2, QUOTE));
                 beats.push(r);
             }
             // The last result with numbers in the segment.
@@ -1255,29 +1278,15 @@ impl<'a> Builder<'a> {
 
     /// The beats of positions `from..to`; experiments may look ahead to `limit`.
     fn beats_in(&self, from: usize, to: usize, limit: usize, skip: &[u32]) -> Vec<Beat> {
-        let s = self.session;
+        let s = self.cx.session;
+        let findings = self.findings_in(from, to, skip);
+        let keyed: HashSet<u32> = findings.iter().map(|f| f.key).collect();
         let mut beats: Vec<Beat> = Vec::new();
         let mut absorbed: BTreeMap<u32, usize> = BTreeMap::new(); // idx → beat index
-        let range_idx = |j: usize| s.messages.get(j).map(|m| m.idx);
-        let (lo, hi) = (range_idx(from), to.checked_sub(1).and_then(range_idx));
-        let findings: Vec<&Finding> = match (lo, hi) {
-            (Some(lo), Some(hi)) => {
-                let mut seen = HashSet::new();
-                self.findings
-                    .iter()
-                    .filter(|f| (lo..=hi).contains(&f.key) && !skip.contains(&f.key))
-                    .filter(|f| seen.insert((f.key, f.detector.clone())))
-                    .collect()
-            }
-            _ => Vec::new(),
-        };
-        let keyed: HashSet<u32> = findings.iter().map(|f| f.key).collect();
         for m in &s.messages[from..to] {
             if absorbed.contains_key(&m.idx) {
                 continue;
             }
-            let at = beats.len();
-            let facts = self.facts_of(m);
             match (m.role, m.origin) {
                 (Role::User, Origin::Interrupt) => {
                     let mut b = Beat::new("interrupt", m);
@@ -1288,7 +1297,7 @@ impl<'a> Builder<'a> {
                 (Role::User, Origin::Typed) if is_nudge(&m.text) => {}
                 (Role::User, Origin::Typed) => {
                     let mut b = Beat::new("request", m);
-                    b.quotes.push(super::facts::asked(&m.text, 2, QUOTE));
+                    b.quotes.push(super::context::asked(&m.text, 2, QUOTE));
                     beats.push(b);
                 }
                 (Role::System, Origin::CompactSummary) => {
@@ -1297,141 +1306,161 @@ impl<'a> Builder<'a> {
                     beats.push(b);
                 }
                 (Role::Assistant, _) => {
-                    if let Some((x, took)) = self.experiment(m, limit.min(to.max(from)).max(self.pos_of(m.idx) + 1)) {
-                        let mut b = Beat::new("experiment", m);
-                        for i in took {
-                            absorbed.insert(i, at);
-                        }
-                        b.situations.push(x.outcome);
-                        b.experiment = Some(x);
-                        beats.push(b);
-                        continue;
-                    }
-                    if let Some(r) = self.recap_of(m) {
-                        let mut b = Beat::new("recap", m);
-                        b.recap = Some(r);
-                        beats.push(b);
-                        continue;
-                    }
-                    if let Some((path, items)) = m.calls.iter().find_map(|c| plan_items(m, c)) {
-                        let mut b = Beat::new("plan-file", m);
-                        b.item_count = items.len();
-                        b.items = items.into_iter().take(8).collect();
-                        b.file = Some(path);
-                        b.quotes.extend(first_of(&m.text, &[Kind::Conclusion, Kind::Reason, Kind::Other]));
-                        beats.push(b);
-                        continue;
-                    }
-                    let edits = self.edits_of(m);
-                    if !edits.is_empty() {
-                        // One beat for a run of edits (reads and searches in between).
-                        match beats.last_mut() {
-                            Some(b) if b.kind == "edits" && b.moments.is_empty() => b.edits.extend(edits),
-                            _ => {
-                                let mut b = Beat::new("edits", m);
-                                b.edits = edits;
-                                beats.push(b);
-                            }
-                        }
-                        continue;
-                    }
-                    let st = claims::statements(&m.text, QUOTE);
-                    if let Some(r) = st.iter().find(|x| x.kind == Kind::Retraction) {
-                        let mut b = Beat::new("retraction", m);
-                        b.quotes.push(r.text.clone());
-                        beats.push(b);
-                    }
-                    if let Some(c) = facts.iter().find(|c| c.output.as_ref().is_some_and(|o| o.interrupted)) {
-                        // Stopped or refused by the person: neither a failure nor a run.
-                        let mut b = Beat::new("stopped", m);
-                        b.command = c.command_short.clone().or_else(|| Some(c.tool.clone()));
-                        beats.push(b);
-                    } else if let Some(c) = facts.iter().find(|c| c.failed() && c.action != "wait") {
-                        let mut b = Beat::new(if c.action == "test" { "test" } else { "failure" }, m);
-                        b.situations.push("failed");
-                        b.command = c.command_short.clone().or_else(|| Some(c.tool.clone()));
-                        b.detail = c.output.as_ref().and_then(|o| o.failure_line());
-                        beats.push(b);
-                    } else if let Some(c) = facts.iter().find(|c| c.action == "test") {
-                        let mut b = Beat::new("test", m);
-                        b.situations.push("passed");
-                        b.command = c.command_short.clone();
-                        b.detail = c.output.as_ref().and_then(|o| {
-                            o.revealing
-                                .iter()
-                                .find(|r| r.kind == "result")
-                                .map(|r| r.line.clone())
-                                .or(o.last_line.clone())
-                        });
-                        beats.push(b);
-                    }
-                    if let Some(w) = self.wait_of(m).filter(|w| w.outcome != "ended" || keyed.contains(&m.idx)) {
-                        let mut b = Beat::new("wait", m);
-                        b.situations.push(w.outcome);
-                        b.wait = Some(w);
-                        beats.push(b);
-                    }
-                    if keyed.contains(&m.idx) && beats.len() == at {
-                        if let Some(sf) = self.search_of(m) {
-                            let mut b = Beat::new("search", m);
-                            b.command = sf.command.clone();
-                            b.quotes.extend(sf.purpose.clone());
-                            // What it concluded before searching ("The server crashed.").
-                            if let Some(c) = st.iter().find(|x| x.kind == Kind::Conclusion) {
-                                // A crash taken as settled, or any other conclusion.
-                                b.situations.push(if liveness::crash_statement(&c.text).is_some() {
-                                    "concluded-crash"
-                                } else {
-                                    "concluded"
-                                });
-                                b.next = vec![c.text.clone()];
-                            }
-                            beats.push(b);
-                        } else if let Some(c) = facts.iter().find(|c| c.action == "read") {
-                            let mut b = Beat::new("read", m);
-                            b.command = c.command_short.clone().or(c.file.clone());
-                            beats.push(b);
-                        }
-                    }
-                    // A statement ending in a colon leads into what follows (a code block,
-                    // a list): no conclusion of its own.
-                    if !st.iter().any(|x| x.kind == Kind::Retraction)
-                        && let Some(c) =
-                            st.iter().find(|x| x.kind == Kind::Conclusion && !x.text.trim_end().ends_with(':'))
-                        && (beats.len() == at || m.calls.is_empty())
-                    {
-                        let mut b = Beat::new("conclusion", m);
-                        b.quotes.push(c.text.clone());
-                        if c.quantified {
-                            b.situations.push("numbers");
-                        }
-                        b.next.extend(st.iter().find(|x| x.kind == Kind::Plan).map(|x| x.text.clone()));
-                        beats.push(b);
+                    let look = limit.min(to.max(from)).max(self.cx.pos_of(m.idx) + 1);
+                    if !self.told_whole(m, look, &mut beats, &mut absorbed) {
+                        self.told_in_steps(m, keyed.contains(&m.idx), &mut beats);
                     }
                 }
                 _ => {}
             }
         }
-        // Consecutive test runs that ended alike read as one beat.
-        let mut folded: Vec<Beat> = Vec::with_capacity(beats.len());
-        for b in beats {
-            if let Some(prev) = folded.last_mut()
-                && prev.kind == "test"
-                && b.kind == "test"
-                && prev.situations == b.situations
-                && prev.detail == b.detail
-                && b.moments.is_empty()
-            {
-                if prev.runs.is_empty() {
-                    prev.runs.push(Quote { idx: prev.idx, text: prev.command.clone().unwrap_or_default() });
-                }
-                prev.runs.push(Quote { idx: b.idx, text: b.command.clone().unwrap_or_default() });
-                continue;
+        let mut beats = fold_tests(beats);
+        self.weave(findings, &mut beats, &absorbed);
+        beats
+    }
+
+    /// The findings keyed in positions `from..to`, but for those on `skip`: one per
+    /// message and detector.
+    fn findings_in(&self, from: usize, to: usize, skip: &[u32]) -> Vec<&'a Finding> {
+        let s = self.cx.session;
+        let range_idx = |j: usize| s.messages.get(j).map(|m| m.idx);
+        let (Some(lo), Some(hi)) = (range_idx(from), to.checked_sub(1).and_then(range_idx)) else {
+            return Vec::new();
+        };
+        let mut seen = HashSet::new();
+        self.cx
+            .findings
+            .iter()
+            .filter(|f| (lo..=hi).contains(&f.key) && !skip.contains(&f.key))
+            .filter(|f| seen.insert((f.key, f.detector.clone())))
+            .collect()
+    }
+
+    /// An assistant message told by one beat of the whole — an experiment (absorbing
+    /// the messages its story takes, up to position `look`), a recap, a plan written to
+    /// a file, edits (joining a run of edits) — when it is one.
+    fn told_whole(&self, m: &Message, look: usize, beats: &mut Vec<Beat>, absorbed: &mut BTreeMap<u32, usize>) -> bool {
+        if let Some((x, took)) = self.experiment(m, look) {
+            let mut b = Beat::new("experiment", m);
+            for i in took {
+                absorbed.insert(i, beats.len());
             }
-            folded.push(b);
+            b.situations.push(x.outcome);
+            b.experiment = Some(x);
+            beats.push(b);
+            return true;
         }
-        let mut beats = folded;
-        // Weave the findings into the beats of their key messages.
+        if let Some(r) = self.recap_of(m) {
+            let mut b = Beat::new("recap", m);
+            b.recap = Some(r);
+            beats.push(b);
+            return true;
+        }
+        if let Some((path, items)) = m.calls.iter().find_map(|c| plan_items(m, c)) {
+            let mut b = Beat::new("plan-file", m);
+            b.item_count = items.len();
+            b.items = items.into_iter().take(8).collect();
+            b.file = Some(path);
+            b.quotes.extend(first_of(&m.text, &[Kind::Conclusion, Kind::Reason, Kind::Other]));
+            beats.push(b);
+            return true;
+        }
+        let edits = self.edits_of(m);
+        if !edits.is_empty() {
+            // One beat for a run of edits (reads and searches in between).
+            match beats.last_mut() {
+                Some(b) if b.kind == "edits" && b.moments.is_empty() => b.edits.extend(edits),
+                _ => {
+                    let mut b = Beat::new("edits", m);
+                    b.edits = edits;
+                    beats.push(b);
+                }
+            }
+            return true;
+        }
+        false
+    }
+
+    /// An assistant message told by what it said and ran: a retraction, a call stopped,
+    /// failed or tested, a wait, a search or read (when a finding is `keyed` on it), a
+    /// conclusion.
+    fn told_in_steps(&self, m: &Message, keyed: bool, beats: &mut Vec<Beat>) {
+        let at = beats.len();
+        let facts = self.cx.facts_of(m);
+        let st = claims::statements(&m.text, QUOTE);
+        if let Some(r) = st.iter().find(|x| x.kind == Kind::Retraction) {
+            let mut b = Beat::new("retraction", m);
+            b.quotes.push(r.text.clone());
+            beats.push(b);
+        }
+        if let Some(c) = facts.iter().find(|c| c.output.as_ref().is_some_and(|o| o.interrupted)) {
+            // Stopped or refused by the person: neither a failure nor a run.
+            let mut b = Beat::new("stopped", m);
+            b.command = c.command_short.clone().or_else(|| Some(c.tool.clone()));
+            beats.push(b);
+        } else if let Some(c) = facts.iter().find(|c| c.failed() && c.action != "wait") {
+            let mut b = Beat::new(if c.action == "test" { "test" } else { "failure" }, m);
+            b.situations.push("failed");
+            b.command = c.command_short.clone().or_else(|| Some(c.tool.clone()));
+            b.detail = c.output.as_ref().and_then(|o| o.failure_line());
+            beats.push(b);
+        } else if let Some(c) = facts.iter().find(|c| c.action == "test") {
+            let mut b = Beat::new("test", m);
+            b.situations.push("passed");
+            b.command = c.command_short.clone();
+            b.detail = c.output.as_ref().and_then(|o| {
+                o.revealing.iter().find(|r| r.kind == "result").map(|r| r.line.clone()).or(o.last_line.clone())
+            });
+            beats.push(b);
+        }
+        if let Some(w) = self.wait_of(m).filter(|w| w.outcome != "ended" || keyed) {
+            let mut b = Beat::new("wait", m);
+            b.situations.push(w.outcome);
+            b.wait = Some(w);
+            beats.push(b);
+        }
+        if keyed && beats.len() == at {
+            if let Some(sf) = self.search_of(m) {
+                let mut b = Beat::new("search", m);
+                b.command = sf.command.clone();
+                b.quotes.extend(sf.purpose.clone());
+                // What it concluded before searching ("The server crashed.").
+                if let Some(c) = st.iter().find(|x| x.kind == Kind::Conclusion) {
+                    // A crash taken as settled, or any other conclusion.
+                    b.situations.push(if liveness::crash_statement(&c.text).is_some() {
+                        "concluded-crash"
+                    } else {
+                        "concluded"
+                    });
+                    b.next = vec![c.text.clone()];
+                }
+                beats.push(b);
+            } else if let Some(c) = facts.iter().find(|c| c.action == "read") {
+                let mut b = Beat::new("read", m);
+                b.command = c.command_short.clone().or(c.file.clone());
+                beats.push(b);
+            }
+        }
+        // A statement ending in a colon leads into what follows (a code block,
+        // a list): no conclusion of its own.
+        if !st.iter().any(|x| x.kind == Kind::Retraction)
+            && let Some(c) = st.iter().find(|x| x.kind == Kind::Conclusion && !x.text.trim_end().ends_with(':'))
+            && (beats.len() == at || m.calls.is_empty())
+        {
+            let mut b = Beat::new("conclusion", m);
+            b.quotes.push(c.text.clone());
+            if c.quantified {
+                b.situations.push("numbers");
+            }
+            b.next.extend(st.iter().find(|x| x.kind == Kind::Plan).map(|x| x.text.clone()));
+            beats.push(b);
+        }
+    }
+
+    /// Weave the findings into the beats of their key messages (or the beat that
+    /// absorbed it), or into a beat of their own.
+    fn weave(&self, findings: Vec<&Finding>, beats: &mut Vec<Beat>, absorbed: &BTreeMap<u32, usize>) {
+        let s = self.cx.session;
         for f in findings {
             let mo = self.moment(f);
             let telling = detect::telling(&f.detector);
@@ -1482,13 +1511,43 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        beats
     }
+
+    /// The last message of a story, told: its beat, or its first sentence.
+    pub(super) fn ending_of(&self, m: &Message) -> Option<Beat> {
+        let before = self.cx.session.messages.iter().rev().find(|x| x.idx < m.idx).map_or(0, |x| x.idx);
+        self.story_after(before, 1, &[])
+            .into_iter()
+            .find(|b| b.idx == m.idx)
+            .or_else(|| (!m.text.trim().is_empty()).then(|| Beat::said(m, sentences(&m.text, 1, QUOTE))))
+    }
+}
+
+/// Consecutive test runs that ended alike read as one beat.
+fn fold_tests(beats: Vec<Beat>) -> Vec<Beat> {
+    let mut folded: Vec<Beat> = Vec::with_capacity(beats.len());
+    for b in beats {
+        if let Some(prev) = folded.last_mut()
+            && prev.kind == "test"
+            && b.kind == "test"
+            && prev.situations == b.situations
+            && prev.detail == b.detail
+            && b.moments.is_empty()
+        {
+            if prev.runs.is_empty() {
+                prev.runs.push(Quote { idx: prev.idx, text: prev.command.clone().unwrap_or_default() });
+            }
+            prev.runs.push(Quote { idx: b.idx, text: b.command.clone().unwrap_or_default() });
+            continue;
+        }
+        folded.push(b);
+    }
+    folded
 }
 
 /// The section headings of a structured message, without a title heading that opens it.
 fn section_headings(text: &str) -> Vec<String> {
-    let mut h = super::facts::headings(text);
+    let mut h = super::context::headings(text);
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     if first.trim_start().starts_with('#') && !h.is_empty() {
         h.remove(0);
