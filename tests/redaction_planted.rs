@@ -595,6 +595,68 @@ fn run(tmp: &Path, args: &[&str], json: bool, ext: &'static str) -> Output {
     Output { name: args.join(" "), ext, raw, text }
 }
 
+/// The pages of `debrief serve` on the planted index: the lists, each searched word's
+/// results page and live fragment, and each chosen session's page, live fragment and
+/// write-up. Each page is one output (HTML, scanned as the text it is).
+fn pages(tmp: &Path, positions: &BTreeSet<Pos>, sessions: &[String]) -> Vec<Output> {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_debrief"));
+    c.arg("--index").arg(tmp.join("ix")).arg("serve").env("HOME", tmp.join("home")).env("NO_COLOR", "1");
+    let server = common::http::start(c);
+    let esc = |s: &str| -> String {
+        s.bytes()
+            .map(|b| match b {
+                b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+                _ => format!("%{b:02X}"),
+            })
+            .collect()
+    };
+    let mut paths: Vec<String> = vec!["/".into(), "/sources".into(), "/findings".into()];
+    for pos in positions {
+        for word in [pos.near(), pos.far()] {
+            paths.push(format!("/search?q={}", esc(&word)));
+            paths.push(format!("/api/search?q={}", esc(&word)));
+        }
+    }
+    for id in sessions {
+        paths.push(format!("/session/{}", esc(id)));
+        paths.push(format!("/api/session/{}?after=0", esc(id)));
+        paths.push(format!("/writeup/{}", esc(id)));
+    }
+    paths
+        .into_iter()
+        .map(|path| {
+            let a = server.get(&path);
+            assert_eq!(a.status, 200, "serve GET {path}: {}", a.body);
+            let text = html_text(&a.body);
+            Output { name: format!("serve GET {path}"), ext: "html", raw: a.body, text }
+        })
+        .collect()
+}
+
+/// What a page shows: its text with the tags taken out and the entities the pages write
+/// turned back, so a secret split by markup or escaped as `&amp;` is still seen.
+fn html_text(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for ch in html.chars() {
+        match ch {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            _ if !in_tag => out.push(ch),
+            _ => {}
+        }
+    }
+    let raw = out
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'");
+    let raw = raw.replace("&amp;", "&");
+    // The raw page too: a secret inside an attribute (a link's href) is not in the text.
+    format!("{raw}\n{html}")
+}
+
 /// `debrief mcp` over stdio, driven as an MCP client does (newline-delimited JSON-RPC:
 /// `initialize`, then one `tools/call` at a time): every page of each call's answer (a
 /// `next_cursor` is followed) is one output, named after the tool and its arguments.
@@ -908,6 +970,8 @@ fn planted_secrets_never_show_and_the_oracle_finds_no_credential() {
         "no seen_before answer quoted a planted line"
     );
     outputs.extend(from_mcp);
+    // The web UI: every page kind over the same index, the same sessions and searches.
+    outputs.extend(pages(root, &positions, &best_sessions));
     let commands = started.elapsed() - planting;
 
     // Debrief's own check: no planted secret, nor 12 characters of one, anywhere.

@@ -9,13 +9,13 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use common::http::{Server, request, start};
 use common::synth::{Transcript, noise};
 
 const PLANTED: &str = "5e55a1c0-0000-4000-8000-00000000beef";
@@ -72,89 +72,10 @@ fn index() -> &'static Path {
     })
 }
 
-/// A running `debrief serve`; stopped when dropped.
-struct Server {
-    child: Child,
-    port: u16,
-    token: String,
-    url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn serve(extra: &[&str]) -> Server {
     let mut c = Command::new(env!("CARGO_BIN_EXE_debrief"));
     c.arg("--index").arg(index()).arg("serve").args(extra);
     start(c)
-}
-
-fn start(mut command: Command) -> Server {
-    let mut child =
-        command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("start debrief serve");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).expect("the URL on stdout");
-    let url = line.trim().to_string();
-    let rest = url.strip_prefix("http://127.0.0.1:").unwrap_or_else(|| panic!("not a loopback URL: {url:?}"));
-    let (port, token) = rest.split_once("/?token=").unwrap_or_else(|| panic!("no token in {url:?}"));
-    assert_eq!(token.len(), 48, "{url}");
-    Server { port: port.parse().unwrap(), token: token.to_string(), url: url.clone(), child }
-}
-
-struct Answer {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Answer {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-}
-
-/// One HTTP/1.1 request, `Connection: close`, read to the end.
-fn request(port: u16, method: &str, path: &str, host: &str, cookie: Option<&str>) -> Answer {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
-    if let Some(c) = cookie {
-        req.push_str(&format!("Cookie: {c}\r\n"));
-    }
-    req.push_str("\r\n");
-    s.write_all(req.as_bytes()).unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    let raw = String::from_utf8_lossy(&raw).to_string();
-    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
-    let mut lines = head.lines();
-    let status = lines.next().and_then(|l| l.split(' ').nth(1)).and_then(|c| c.parse().ok()).expect("a status line");
-    let headers =
-        lines.filter_map(|l| l.split_once(':')).map(|(k, v)| (k.trim().to_string(), v.trim().to_string())).collect();
-    Answer { status, headers, body: body.to_string() }
-}
-
-impl Server {
-    fn host(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-    fn cookie(&self) -> String {
-        format!("debrief-{}={}", self.port, self.token)
-    }
-    /// A page, with the cookie.
-    fn get(&self, path: &str) -> Answer {
-        request(self.port, "GET", path, &self.host(), Some(&self.cookie()))
-    }
-    fn ok(&self, path: &str) -> String {
-        let a = self.get(path);
-        assert_eq!(a.status, 200, "GET {path}: {}", a.body);
-        assert!(a.header("content-type").is_some_and(|c| c.starts_with("text/html")), "GET {path}");
-        a.body
-    }
 }
 
 #[test]

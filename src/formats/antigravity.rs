@@ -84,11 +84,7 @@ impl Format for Antigravity {
     fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let path = input.path().to_path_buf();
         let mut sink = NoRestart::lines(sink);
-        let mut meta = SessionMeta {
-            id: conversation_id(&path),
-            source: path,
-            ..SessionMeta::default()
-        };
+        let mut meta = SessionMeta { id: conversation_id(&path), source: path, ..SessionMeta::default() };
         let mut reader = Reader::new();
         // Steps held back to be read in `step_index` order: (step index, position, step).
         let mut held: Vec<(u64, At, Value)> = Vec::new();

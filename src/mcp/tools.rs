@@ -501,7 +501,8 @@ pub fn next_cursor(tool: &str, at: usize, more: bool) -> Value {
 }
 
 /// `s` cut in the middle to `max` characters, with a note of how many were cut (and
-/// that number). The start and the end are kept: an output's verdict is at its end.
+/// that number). The start and the end are kept: an output's verdict is at its end. A
+/// redaction label (`[REDACTED:kind]`) is kept whole or cut whole, never shown in part.
 pub fn cut(s: &str, max: usize) -> (String, usize) {
     let n = s.chars().count();
     if n <= max {
@@ -509,10 +510,23 @@ pub fn cut(s: &str, max: usize) -> (String, usize) {
     }
     let head = max * 2 / 3;
     let tail = max - head;
-    let cut = n - head - tail;
-    let start: String = s.chars().take(head).collect();
-    let end: String = s.chars().skip(n - tail).collect();
-    (format!("{start}\n… [{cut} characters cut] …\n{end}"), cut)
+    let byte_of = |c: usize| s.char_indices().nth(c).map_or(s.len(), |(b, _)| b);
+    let mut from = byte_of(head);
+    let mut to = byte_of(n - tail);
+    // The label a boundary falls inside, as (start, end) byte offsets.
+    let label_around = |at: usize| {
+        let start = s[..at].rfind("[REDACTED")?;
+        let end = start + s[start..].find(']')? + 1;
+        (end > at).then_some((start, end))
+    };
+    if let Some((start, _)) = label_around(from) {
+        from = start;
+    }
+    if let Some((_, end)) = label_around(to) {
+        to = end.max(from);
+    }
+    let cut = s[from..to].chars().count();
+    (format!("{}\n… [{cut} characters cut] …\n{}", &s[..from], &s[to..]), cut)
 }
 
 /// Cut every string in `v` to `max` characters (see [`cut`]); the characters cut.
@@ -768,6 +782,24 @@ mod tests {
         assert!(t.starts_with(&"a".repeat(20)) && t.ends_with(&"z".repeat(10)), "{t}");
         assert!(t.contains("[170 characters cut]"));
         assert_eq!(cut("short", 30), ("short".to_string(), 0));
+    }
+
+    #[test]
+    fn cut_never_shows_part_of_a_redaction_label() {
+        let label = "[REDACTED:aws-bedrock-api-key-long-lived]";
+        // The end kept would start inside the label: the label is cut whole.
+        let s = format!("{}{label}{}", "a".repeat(100), "z".repeat(5));
+        let (t, n) = cut(&s, 30);
+        assert!(t.ends_with(&"z".repeat(5)) && !t.contains("long-lived") && !t.contains("REDACTED"), "{t}");
+        assert_eq!(n, s.chars().count() - 20 - 5);
+        // The start kept would end inside the label: the label is cut whole.
+        let s = format!("{}{label}{}", "a".repeat(10), "z".repeat(100));
+        let (t, _) = cut(&s, 30);
+        assert!(t.starts_with(&format!("{}\n…", "a".repeat(10))) && !t.contains("REDACTED"), "{t}");
+        // A label away from the cut stays whole.
+        let s = format!("{label}{}{}", "a".repeat(100), "z".repeat(100));
+        let (t, _) = cut(&s, 90);
+        assert!(t.starts_with(label), "{t}");
     }
 
     #[test]
