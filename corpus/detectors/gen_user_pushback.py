@@ -158,8 +158,9 @@ def change(fmt, path, old, new):
 
 
 def handed_back():
-    """A change handed back whatever words close the turn, "NO, don't do that" after a
-    change, and the person's words inside the IDE's context (held-out cx51, cx53, cx56);
+    """A change handed back whatever words close the turn, "NO, don't do that" and
+    "Don't edit the README.md" after a change to it, and the person's words inside the
+    IDE's context (held-out cx51, cx53, cx56);
     near misses: the same words after an offer or a review that changed nothing, and
     "you have access" with nothing refused (cx57 [msg 12])."""
     for fmt in ("claude", "codex"):
@@ -174,6 +175,9 @@ def handed_back():
             A("", change(fmt, "src-tauri/src/main.rs", "fn main() {", "fn main() { register(alden_chat_history_get);")),
             A("Registered alden_chat_history_get in main.rs."),
             ide("no, commands belong in the invoke handler list, not in main.rs", fmt),
+            A("", change(fmt, "README.md", "## Agent", "")),
+            A("Removed the agent section from README.md. Tell me where to put it instead."),
+            ide("Don't edit the README.md... It's a README file, not an EDITME file.", fmt),
         ]
         neg = [
             U("Review how the chat panel handles a backend outage."),
@@ -184,6 +188,9 @@ def handed_back():
             ide("[alden_chat_history_get] Command alden_chat_history_get not found", fmt),
             A("Found a strong match: docs/HELP.md defines the help article standard. Want me to open the full file?"),
             ide("No, just you have access is great. Apply this help format to every help page.", fmt),
+            A("", change(fmt, "docs/HELP.md", "# Help", "# Help (v2)")),
+            A("Applied the help format to docs/HELP.md."),
+            ide("Don't edit the CHANGELOG.md, I keep it by hand.", fmt),
         ]
         write(D, "pos-change-handed-back", pos, formats=(fmt,), codex_steps=pos if fmt == "codex" else None)
         write(D, "neg-nothing-changed-or-offered", neg, formats=(fmt,), codex_steps=neg if fmt == "codex" else None)

@@ -64,7 +64,8 @@ person had to step in:
   reports are created and staged … you can complete the commit", "ensure that your
   pending tasks are complete" after "I've completed issue #1";
 - a plain "no, …" correction ("no, set the working dir to …") when the assistant had
-  not asked a question, and "NO, don't do that" right after it changed files;
+  not asked a question, and "NO, don't do that" or "Don't edit the README.md" right
+  after it changed that file;
 - a challenge to a refusal: "why won't you run it?", "you have permission to run the
   commands", "I'm confident you can restart yourself";
 - a location given after the assistant concluded something was not there ("M-Claude is
@@ -711,6 +712,11 @@ impl Detector for UserPushback {
                 && !ASKS_WHERE.is_match(&prose(&msgs[l].text))
             {
                 found = Some((Kind::No, first.to_string()));
+            } else if changed.is_some()
+                && let Some((first, _)) = sents.first()
+                && forbids_edited(first, msgs, from, i)
+            {
+                found = Some((Kind::No, first.to_string()));
             }
             // The person stopped the assistant and says how it should be done instead, at
             // once (after a pasted finding, "X should …" is a next step, not a redirect).
@@ -830,6 +836,25 @@ fn handed_back(msgs: &[Message], from: usize, i: usize, last: Option<usize>) -> 
     let p = prose(&msgs[l].text);
     let first = sentences(&p).into_iter().map(|(s, _)| unbullet(s)).find(|s| !s.is_empty())?;
     Some((l, first.to_string()))
+}
+
+/// An order not to change a file, opening a turn: "Don't edit the README.md".
+static FORBIDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(?:please\s+)?(?:don['’]?t|do\s+not|never|stop)\s+(?:edit|editing|touch|touching|change|changing|modify|modifying|rewrite|rewriting|overwrite|overwriting)\s+(?:the\s+|my\s+|our\s+)?([\w./\\-]+)",
+    )
+    .expect("forbids regex is valid")
+});
+
+/// The turn opens by forbidding a change to a file the assistant edited in `from..i`:
+/// it rejects what was just done ("Don't edit the README.md... It's README file not an
+/// EDITME file" after the README was edited twice).
+fn forbids_edited(first: &str, msgs: &[Message], from: usize, i: usize) -> bool {
+    let Some(c) = FORBIDS.captures(first) else { return false };
+    let named = c[1].trim_end_matches('.').to_lowercase();
+    let base = |p: &str| p.rsplit(['/', '\\']).next().unwrap_or(p).to_lowercase();
+    !named.is_empty()
+        && msgs[from..i].iter().flat_map(|m| &m.calls).flat_map(edits).any(|e| base(&e.file) == base(&named))
 }
 
 /// The assistant's refusal a turn at `i` may challenge: "you have access" with no
@@ -1252,6 +1277,22 @@ mod tests {
             user(3, "no, don't worry about the tests for now"),
         ];
         assert!(run(&msgs).is_empty());
+    }
+
+    #[test]
+    fn forbidding_a_change_to_the_file_just_edited_rejects_it() {
+        let msgs = |text: &str| {
+            vec![
+                user(1, "create the agent"),
+                fixture::edit(2, "/repo/README.md"),
+                said(3, "Removed the agent section from README.md. Tell me where to put it."),
+                user(4, text),
+            ]
+        };
+        assert_eq!(keys(&msgs("Don't edit the README.md... It's README file not an EDITME file.")), vec![4]);
+        // Another file, or an instruction about later work, is no rejection.
+        assert!(run(&msgs("Don't edit the CHANGELOG.md, I keep it by hand.")).is_empty());
+        assert!(run(&msgs("Never mind the README, create agents/professor.md")).is_empty());
     }
 
     #[test]
