@@ -419,6 +419,20 @@ def grep_tail_pivot():
     ]
     write("grep-tail-pivot", "pos-one-search-one-pivot", steps)
 
+    # A swamped folder search whose matches are in other files that only mention the file
+    # read next: the read is the first look at that file (held-out cx48 [msg 8]).
+    spliced = "docs/design.md:40:" + "vault entry " * 1500
+    mentions = (
+        "docs/review.md:26:Evidence: _load_all reads the whole file (`src/vault/vault.py:80`).\n"
+        "docs/gaps.md:37:The Vault (`src/vault/vault.py`) is a generic key-value store.\n" + spliced
+    )
+    steps = [
+        U("Assess the vault's memory features."),
+        A("", sh("rg -n 'vault' docs src", mentions)),
+        A("", sh("head -n 260 src/vault/vault.py", "import os\nimport json")),
+    ]
+    write("grep-tail-pivot", "neg-folder-search-mentions-the-file", steps)
+
 
 def noisy_search():
     dump = server_args_dump()

@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_detect_a import A, U, sh, write  # noqa: E402
+from gen_detect_a import A, U, sh, tool, write  # noqa: E402
 
 D = "user-pushback"
 
@@ -163,6 +163,67 @@ def negatives():
     ])
 
 
+REPO = "/home/dana/src/hearth"
+
+
+def ide(text, fmt):
+    """The person's words as the IDE sends them: the Codex extension's context above
+    "## My request for Codex:", Claude Code's <ide_opened_file> tag."""
+    if fmt == "codex":
+        return U("# Context from my IDE setup:\n\n## Active file: src/bridges/alden.ts\n\n## Open tabs:\n"
+                 "- alden.ts: src/bridges/alden.ts\n- README.md: README.md\n\n## My request for Codex:\n" + text)
+    return U("<ide_opened_file>The user opened the file src/bridges/alden.ts in the IDE.</ide_opened_file>" + text)
+
+
+def change(fmt, path, old, new):
+    """An edit of `path`: Claude Code's Edit tool, Codex's apply_patch."""
+    if fmt == "codex":
+        body = f"*** Begin Patch\n*** Update File: {path}\n@@\n-{old}\n+{new}\n*** End Patch"
+        return sh(f"apply_patch <<'PATCH'\n{body}\nPATCH", f"Success. Updated the following files:\nM {path}")
+    return tool("Edit", {"file_path": f"{REPO}/{path}", "old_string": old, "new_string": new},
+                f"The file {REPO}/{path} has been updated.")
+
+
+def handed_back():
+    """A change handed back whatever words close the turn, "NO, don't do that" and
+    "Don't edit the README.md" after a change to it, and the person's words inside the
+    IDE's context (held-out cx51, cx53, cx56);
+    near misses: the same words after an offer or a review that changed nothing, and
+    "you have access" with nothing refused (cx57 [msg 12])."""
+    for fmt in ("claude", "codex"):
+        pos = [
+            U("The chat panel fails when the backend is down."),
+            A("", change(fmt, "src/bridges/alden.ts", "throw err;", "return { success: true, data: [] };")),
+            A("Rebuilt the history path so the panel degrades to an empty list, and the send path returns a canned reply."),
+            ide("NO, don't do that. A fake fallback message is stupid.", fmt),
+            A("", change(fmt, "src/bridges/alden.ts", "return { success: true, data: [] };", "throw err;")),
+            A("Agreed, and enforced. The bridge surfaces backend errors again."),
+            ide("[alden_chat_history_get] Command alden_chat_history_get not found", fmt),
+            A("", change(fmt, "src-tauri/src/main.rs", "fn main() {", "fn main() { register(alden_chat_history_get);")),
+            A("Registered alden_chat_history_get in main.rs."),
+            ide("no, commands belong in the invoke handler list, not in main.rs", fmt),
+            A("", change(fmt, "README.md", "## Agent", "")),
+            A("Removed the agent section from README.md. Tell me where to put it instead."),
+            ide("Don't edit the README.md... It's a README file, not an EDITME file.", fmt),
+        ]
+        neg = [
+            U("Review how the chat panel handles a backend outage."),
+            A("", sh("rg -n 'catch' src/bridges/alden.ts", "42:    } catch (err) {")),
+            A("The bridge throws on every backend failure; the panel shows the raw error. Want me to add a fallback reply?"),
+            ide("NO, don't do that. Just note it in the review.", fmt),
+            A("Noted in the review: errors reach the panel unchanged."),
+            ide("[alden_chat_history_get] Command alden_chat_history_get not found", fmt),
+            A("Found a strong match: docs/HELP.md defines the help article standard. Want me to open the full file?"),
+            ide("No, just you have access is great. Apply this help format to every help page.", fmt),
+            A("", change(fmt, "docs/HELP.md", "# Help", "# Help (v2)")),
+            A("Applied the help format to docs/HELP.md."),
+            ide("Don't edit the CHANGELOG.md, I keep it by hand.", fmt),
+        ]
+        write(D, "pos-change-handed-back", pos, formats=(fmt,), codex_steps=pos if fmt == "codex" else None)
+        write(D, "neg-nothing-changed-or-offered", neg, formats=(fmt,), codex_steps=neg if fmt == "codex" else None)
+
+
 if __name__ == "__main__":
     positives()
     negatives()
+    handed_back()

@@ -342,7 +342,10 @@ impl Target {
     }
 
     /// This (search) target covers the file `read`: the same file, or a folder holding
-    /// it whose search output names the file (so the search did look at it).
+    /// it whose search output has a match in the file (a line that starts with its path,
+    /// as `grep -rn`, `rg -n` and `grep -l` print one). A match elsewhere that only
+    /// mentions the file ("docs/review.md:26: see src/vault/vault.py:80") is not a look
+    /// at it.
     pub fn covers(&self, read: &Target, search_output: &str) -> bool {
         if self.same(read) {
             return true;
@@ -353,11 +356,26 @@ impl Target {
         match (&self.what, &read.what) {
             (Source::Path(dir), Source::Path(file)) => {
                 let inside = dir == "." || file.starts_with(&format!("{dir}/"));
-                inside && !read.name().is_empty() && search_output.contains(read.name())
+                inside
+                    && !read.name().is_empty()
+                    && search_output.lines().filter_map(match_location).any(|at| paths_meet(&at, file))
             }
             _ => false,
         }
     }
+}
+
+/// The file a line of search output is a match in: the path before its first `:` (a
+/// drive's `C:` kept), or the whole line when it is a lone path (`grep -l`, rg's
+/// headings), with `\\` read as `/` and a leading `./` dropped.
+fn match_location(line: &str) -> Option<String> {
+    let t = line.trim_start();
+    let drive = t.len() > 2 && t.as_bytes()[0].is_ascii_alphabetic() && t[1..].starts_with(":\\");
+    let skip = if drive { 2 } else { 0 };
+    let end = t[skip..].find(':').map_or(t.trim_end().len(), |k| k + skip);
+    let path = &t[..end];
+    (!path.is_empty() && !path.contains(char::is_whitespace))
+        .then(|| path.replace('\\', "/").trim_start_matches("./").to_string())
 }
 
 /// Two spellings of one path: the same, or one the other's tail at a `/`
@@ -920,6 +938,12 @@ mod tests {
         let dir = Target::path(None, "logs/");
         assert!(dir.covers(&a, "logs/x.log:12: boom"));
         assert!(!dir.covers(&a, "logs/y.log:12: boom"));
+        // A match in the file, in any spelling of its path; not a mention of it.
+        assert!(dir.covers(&a, "logs\\x.log:7:boom"));
+        assert!(dir.covers(&a, "./logs/x.log"));
+        assert!(!dir.covers(&a, "docs/review.md:26: see `logs/x.log:80`"));
+        let win = Target::path(None, "C:/srv/logs/x.log");
+        assert!(Target::path(None, "C:/srv").covers(&win, "C:\\srv\\logs\\x.log:3: boom"));
     }
 
     #[test]

@@ -21,6 +21,26 @@ pub fn without_ansi(s: &str) -> Cow<'_, str> {
     ANSI.replace_all(s, "")
 }
 
+/// `<ide_…>` tags an IDE adds around what a person typed (Claude Code's
+/// `<ide_opened_file>`, `<ide_selection>`).
+static IDE_TAG: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?s)<ide_[a-z_]+>.*?</ide_[a-z_]+>").expect("static regex"));
+/// The Codex IDE extension's heading over what the person typed, below the active file
+/// and open tabs it lists ("# Context from my IDE setup: … ## My request for Codex:").
+static MY_REQUEST: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?im)^#+\s*my request for [\w .-]+:\s*$").expect("static regex"));
+
+/// What the person typed, without the context an IDE wraps around it: `<ide_…>` tags,
+/// and everything above the Codex extension's "## My request for Codex:". A turn with
+/// no such wrapper comes back as it is.
+pub fn typed(text: &str) -> Cow<'_, str> {
+    let t = IDE_TAG.replace_all(text, "");
+    match MY_REQUEST.find_iter(&t).last().map(|m| m.end()) {
+        Some(end) => Cow::Owned(t[end..].to_string()),
+        None => t,
+    }
+}
+
 /// Whitespace (newlines included) collapsed to single spaces, trimmed.
 pub fn one_line(s: &str) -> String {
     let mut out = String::with_capacity(s.len().min(4096));
@@ -254,6 +274,15 @@ pub fn stable_hash(parts: &[&str]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typed_is_what_the_person_wrote_inside_the_ide_context() {
+        let codex = "# Context from my IDE setup:\n\n## Active file: src/app.tsx\n\n## Open tabs:\n- app.tsx: src/app.tsx\n\n## My request for Codex:\nNO, don't do that.\n";
+        assert_eq!(typed(codex).trim(), "NO, don't do that.");
+        assert_eq!(typed("<ide_opened_file>The user opened a.py.</ide_opened_file>fix the import"), "fix the import");
+        let plain = "## Context\nthe build is still failing";
+        assert_eq!(typed(plain), plain);
+    }
 
     #[test]
     fn sentences_split_on_ends_not_on_dots_in_words() {

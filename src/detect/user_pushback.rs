@@ -5,12 +5,15 @@
 //! How it reads a turn:
 //! - Only the person's own turns count ([`Message::is_typed_user`], not sidechain):
 //!   tool results, harness injections and subagent prompts are not the person.
-//! - The person's own words are the turn's prose (no fenced code, no `> quotes`) minus
+//! - The person's own words are what they typed (without the context an IDE wraps
+//!   around it: [`typed`]), as prose (no fenced code, no `> quotes`) minus
 //!   the lines that look pasted (tracebacks, compiler and CI output, shell prompts); of
 //!   those, the first few sentences (a long pasted spec is not a reply).
 //! - What it answers is the assistant's last message with text before the turn; a
 //!   success claim ("Done", "I've fixed …", "should now work", "all tests pass") is
-//!   looked for in the assistant's messages since the person's previous turn.
+//!   looked for in the assistant's messages since the person's previous turn; files
+//!   edited in that turn, with words after the last edit, hand the change back as a
+//!   claim does, whatever those words are ([`handed_back`]).
 //! - Seven kinds of pushback, each with its own bar (the doc below and
 //!   `docs/detectors.md`): a challenged refusal, a failure report or correction, a
 //!   pasted error or a symptom right after a success claim, a plain "no, …", a location
@@ -21,9 +24,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{Cited, Details, Detector, Finding, SessionView, Undoing};
+use crate::analysis::calls::edits;
 use crate::analysis::claims::{Kind as Claim, first_of};
 use crate::analysis::statements::{clause_before, prose, sentence_quote, sentences};
-use crate::analysis::text::{content_words, quote, sentences as lead_sentences, without_ansi};
+use crate::analysis::text::{content_words, quote, sentences as lead_sentences, typed, without_ansi};
 use crate::model::{Message, Origin, Role};
 
 pub struct UserPushback;
@@ -36,6 +40,8 @@ const REFUSAL_WINDOW: usize = 12;
 const HEAD_SENTENCES: usize = 6;
 /// Characters of the person's own words that are read.
 const HEAD_CHARS: usize = 700;
+/// Sentences of a turn after an interrupt in which the redirect is looked for.
+const REDIRECT_SENTENCES: usize = 2;
 
 const DOC: &str = r###"## What it finds
 
@@ -49,7 +55,9 @@ person had to step in:
   "no funciona", "还是不行", "動かない", …);
 - a pasted error right after a success claim: the turn is mostly a traceback, compiler
   errors or CI output, and the assistant's last word was "Done", "fixed", "should now
-  work", "all tests pass" — or "fix:" over a pasted terminal run of it, error line or not;
+  work", "all tests pass" — or "fix:" over a pasted terminal run of it, error line or not.
+  A turn that edited files and then said anything ("Rebuilt the grid …", "Agreed, and
+  enforced.") handed the change back just as well;
 - the reply of the program the assistant set up, pasted: it declines what it was set up
   to do ("I'm unable to reach the internet from this environment … If you'd like, I can
   help craft a request …" after "Then prompt the agent to run a Google search");
@@ -59,7 +67,8 @@ person had to step in:
   reports are created and staged … you can complete the commit", "ensure that your
   pending tasks are complete" after "I've completed issue #1";
 - a plain "no, …" correction ("no, set the working dir to …") when the assistant had
-  not asked a question;
+  not asked a question, and "NO, don't do that" or "Don't edit the README.md" right
+  after it changed that file;
 - a challenge to a refusal: "why won't you run it?", "you have permission to run the
   commands", "I'm confident you can restart yourself";
 - a location given after the assistant concluded something was not there ("M-Claude is
@@ -91,7 +100,12 @@ claims they answer are where a write-up should look for what the agent did not v
 ## Not an instance
 
 - A new request, even one that starts with "no" in another sense ("No, let's add the
-  docs link instead" after the assistant offered something, "no need to …").
+  docs link instead" after the assistant offered something, "no need to …"), and "no,
+  don't …" declining an offer when nothing was changed.
+- "You have access" when nothing was refused or handed back ("No, just you have access
+  is great" after "Want me to open the file?").
+- After an interrupt, a pasted finding with an instruction further down: the redirect is
+  said at once.
 - An answer to the assistant's question, or a clarification it asked for ("the repo is
   at ~/Documents/M-Claude" after "where is the repository?").
 - Approval and nudges: "yes", "continue", "looks good".
@@ -104,7 +118,8 @@ claims they answer are where a write-up should look for what the agent did not v
 - Questions ("is it still running?", "does it support X?"), conditionals ("if it still
   fails, revert"), and words quoted from the assistant or inside code blocks.
 - Text the harness put in a user record (reminders, tool results, command echoes) and
-  a subagent's prompt; a slash command's expanded template.
+  a subagent's prompt; a slash command's expanded template; the context an IDE puts
+  above what the person typed (the Codex extension's "## My request for Codex:").
 "###;
 
 /// Hedges that make a cue conditional or a wish rather than a report.
@@ -199,6 +214,15 @@ static NO_DECLINES: LazyLock<Regex> = LazyLock::new(|| {
     .expect("no-declines regex is valid")
 });
 
+/// What follows a "no" that forbids doing something ("NO, don't do that"): right after
+/// the assistant changed files it rejects the change, not an offer.
+static NO_UNDO: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(?:don['’]?t|do\s+not|never)\s+(?:do|add|use|change|touch|edit|make|write|put|create|remove|delete|mask|hide|fake|hard-?code|modify|revert|replace)\w*\b",
+    )
+    .expect("no-undo regex is valid")
+});
+
 /// Symptoms that count only right after the assistant claimed success.
 static WEAK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
@@ -273,7 +297,7 @@ static CHALLENGE: LazyLock<Regex> = LazyLock::new(|| {
 /// The assistant says it cannot or will not do something, or hands it back.
 static REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\bI\s+(?:can['’]?t|cannot|can\s+not|won['’]?t|will\s+not|am\s+unable|['’]m\s+unable|am\s+not\s+able|['’]m\s+not\s+able|don['’]?t\s+have\s+(?:the\s+)?(?:ability|access|permission)|do\s+not\s+have\s+(?:the\s+)?(?:ability|access|permission)|am\s+(?:currently\s+)?restricted|['’]m\s+(?:currently\s+)?restricted)\b|\bunable\s+to\b|\bnot\s+(?:able|allowed|permitted)\s+to\b|\byou\s+(?:will|['’]ll)\s+need\s+to\s+(?:run|execute|do|restart|quit)\b",
+        r"(?i)\bI\s+(?:can['’]?t|cannot|can\s+not|won['’]?t|will\s+not|am\s+unable|['’]m\s+unable|am\s+not\s+able|['’]m\s+not\s+able|don['’]?t\s+have\s+(?:the\s+)?(?:ability|access|permission)|do\s+not\s+have\s+(?:the\s+)?(?:ability|access|permission)|am\s+(?:currently\s+)?restricted|['’]m\s+(?:currently\s+)?restricted)\b|\bunable\s+to\b|\bnot\s+(?:able|allowed|permitted)\s+to\b|\byou\s+(?:will\s+|['’]ll\s+)?need\s+to\s+(?:run|execute|do|restart|quit|change\s+to|navigate|switch\s+to|open|commit)\b|\byou\s+(?:will\s+|['’]ll\s+)?need\s+to\s*:",
     )
     .expect("refusal regex is valid")
 });
@@ -398,6 +422,10 @@ static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
         // did not match any packages", "path 'x' does not exist".
         r"|[`'‘][^`'’\n]{1,120}[`'’]\s+(?:did\s+not\s+match\s+any|does\s+not\s+exist|(?:was\s+|is\s+)?not\s+found|could\s+not\s+be\s+found|is\s+not\s+recognized)\b",
         r"|command\s+not\s+found|no\s+such\s+file|permission\s+denied|exit\s+code\s+[1-9]|exit\s+status\s+[1-9]|\bWRN\b|\bERR\b|^\s*E\s{2,}\S|\bUncaught\b",
+        // A program naming what it could not find ("Command alden_chat_history_get not
+        // found", "Module './phases/x' was not found"); the name is code-like or quoted, so
+        // "the command palette was not found" stays prose.
+        r"|\b(?:command|module|package|function|method|handler|route|symbol)\s+(?:[`'\x22][^`'\x22\n]{1,80}[`'\x22]|[\w@-]*[_:./][\w:./@-]*)\s+(?:was\s+|is\s+)?not\s+found\b",
     ))
     .expect("error-line regex is valid")
 });
@@ -635,9 +663,14 @@ impl Detector for UserPushback {
             // pasted, it says the work failed, as after a claim.
             let if_failed = last.and_then(|l| asked_if_fails(&msgs[l]).map(|s| (l, s)));
             let asked = last.is_some_and(|l| asked_output(&msgs[l]));
+            // Files changed in the turn and the turn ended: the change is handed back to
+            // be tried, whatever words close it.
+            let changed = handed_back(msgs, from, i, last);
 
-            let w = words(&m.text);
-            if templated(&m.text) {
+            // What the person typed, without the IDE's context around it.
+            let text = typed(&m.text);
+            let w = words(&text);
+            if templated(&text) {
                 continue;
             }
             // Sentences the person copied from the assistant's message are its words.
@@ -649,18 +682,20 @@ impl Detector for UserPushback {
             let own_chars: usize = w.own.split_whitespace().map(|t| t.chars().count() + 1).sum();
 
             let mut found: Option<(Kind, String)> = None;
-            if let Some(s) = reported(&sents, &CHALLENGE, true) {
+            if let Some(s) = reported(&sents, &CHALLENGE, true)
+                && refusal_before(msgs, i).is_some()
+            {
                 found = Some((Kind::Challenge, s.to_string()));
             } else if let Some(s) = reported(&sents, &STRONG, false) {
                 found = Some((Kind::Failure, s.to_string()));
-            } else if (claimed.is_some() || if_failed.is_some())
+            } else if (claimed.is_some() || if_failed.is_some() || changed.is_some())
                 && !asked
                 && let Some(e) = w
                     .error
                     .clone()
-                    // Two pasted lines, or an error line alone: nothing of their own.
-                    .filter(|_| (w.pasted_lines >= 2 && w.pasted_chars >= own_chars) || own_chars == 0)
-                    .or_else(|| fix_paste(&m.text))
+                    // Pasted lines longer than their own words, or an error line alone.
+                    .filter(|_| (w.pasted_lines >= 1 && w.pasted_chars >= own_chars) || own_chars == 0)
+                    .or_else(|| fix_paste(&text))
             {
                 found = Some((Kind::Pasted, e));
             } else if let Some(l) = last
@@ -690,7 +725,7 @@ impl Detector for UserPushback {
                 && let Some((first, _)) = sents.first()
                 && let Some(c) = NO_START.captures(first)
                 && let Some(rest) = c.get(1)
-                && !NO_DECLINES.is_match(rest.as_str())
+                && (!NO_DECLINES.is_match(rest.as_str()) || (changed.is_some() && NO_UNDO.is_match(rest.as_str())))
                 && rest.as_str().split_whitespace().count() >= 2
             {
                 found = Some((Kind::No, first.to_string()));
@@ -703,8 +738,14 @@ impl Detector for UserPushback {
                 && !ASKS_WHERE.is_match(&prose(&msgs[l].text))
             {
                 found = Some((Kind::No, first.to_string()));
+            } else if changed.is_some()
+                && let Some((first, _)) = sents.first()
+                && forbids_edited(first, msgs, from, i)
+            {
+                found = Some((Kind::No, first.to_string()));
             }
-            // The person stopped the assistant and says how it should be done instead.
+            // The person stopped the assistant and says how it should be done instead, at
+            // once (after a pasted finding, "X should …" is a next step, not a redirect).
             if found.is_none()
                 && (lo..i)
                     .rev()
@@ -714,12 +755,16 @@ impl Detector for UserPushback {
                 && let Some((first, end)) = sents.first()
                 && !asks(first, *end)
                 && !NO_DECLINES.is_match(first)
-                && let Some(s) = reported(&sents, &REDIRECT, false)
+                && let Some(s) = reported(&sents[..sents.len().min(REDIRECT_SENTENCES)], &REDIRECT, false)
             {
                 found = Some((Kind::Redirect, s.to_string()));
             }
             let Some((kind, said)) = found else { continue };
-            let claimed = if kind == Kind::Pasted { claimed.or(if_failed) } else { claimed };
+            let claimed = match kind {
+                Kind::Pasted => claimed.or(if_failed).or(changed),
+                Kind::No => claimed.or(changed),
+                _ => claimed,
+            };
             if !worked {
                 // The first turn of a session pushes back only on earlier work it names.
                 if kind != Kind::Failure || !EARLIER.is_match(&said) {
@@ -727,13 +772,7 @@ impl Detector for UserPushback {
                 }
             }
             // What it answers: the claim, or the refusal it challenges, else the last words.
-            let refusal = (kind == Kind::Challenge)
-                .then(|| {
-                    (i.saturating_sub(REFUSAL_WINDOW)..i)
-                        .rev()
-                        .find(|&j| msgs[j].role == Role::Assistant && REFUSAL.is_match(&prose(&msgs[j].text)))
-                })
-                .flatten();
+            let refusal = (kind == Kind::Challenge).then(|| refusal_before(msgs, i)).flatten();
             let answered = refusal.or(claimed.as_ref().map(|(j, _)| *j)).or(last);
             // A second turn in a row on the same answer adds to the first pushback.
             if let (Some(a), Some((b, k))) = (answered, answered_before)
@@ -796,7 +835,7 @@ impl Detector for UserPushback {
                 });
             let details = Details::Belief {
                 claim,
-                undone: Some(Undoing { idx: m.idx, how: "pushback".into(), text: sentence_quote(&m.text, &said, 220) }),
+                undone: Some(Undoing { idx: m.idx, how: "pushback".into(), text: sentence_quote(&text, &said, 220) }),
             };
             out.push(Finding {
                 detector: self.id().into(),
@@ -808,6 +847,49 @@ impl Detector for UserPushback {
             });
         }
     }
+}
+
+/// The turn's change handed back: the assistant edited a file in `from..i` (since the
+/// person's previous turn) and said something after its last edit, which ended the turn.
+/// That message and its first sentence, as a claim: an error pasted then says the change
+/// did not work, however the assistant worded it ("Rebuilt the grid …", "Agreed, and
+/// enforced.").
+fn handed_back(msgs: &[Message], from: usize, i: usize, last: Option<usize>) -> Option<(usize, String)> {
+    let l = last.filter(|&l| l >= from)?;
+    let edited = (from..i).rev().find(|&j| msgs[j].calls.iter().any(|c| !edits(c).is_empty()))?;
+    if edited > l {
+        return None;
+    }
+    let p = prose(&msgs[l].text);
+    let first = sentences(&p).into_iter().map(|(s, _)| unbullet(s)).find(|s| !s.is_empty())?;
+    Some((l, first.to_string()))
+}
+
+/// An order not to change a file, opening a turn: "Don't edit the README.md".
+static FORBIDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(?:please\s+)?(?:don['’]?t|do\s+not|never|stop)\s+(?:edit|editing|touch|touching|change|changing|modify|modifying|rewrite|rewriting|overwrite|overwriting)\s+(?:the\s+|my\s+|our\s+)?([\w./\\-]+)",
+    )
+    .expect("forbids regex is valid")
+});
+
+/// The turn opens by forbidding a change to a file the assistant edited in `from..i`:
+/// it rejects what was just done ("Don't edit the README.md... It's README file not an
+/// EDITME file" after the README was edited twice).
+fn forbids_edited(first: &str, msgs: &[Message], from: usize, i: usize) -> bool {
+    let Some(c) = FORBIDS.captures(first) else { return false };
+    let named = c[1].trim_end_matches('.').to_lowercase();
+    let base = |p: &str| p.rsplit(['/', '\\']).next().unwrap_or(p).to_lowercase();
+    !named.is_empty()
+        && msgs[from..i].iter().flat_map(|m| &m.calls).flat_map(edits).any(|e| base(&e.file) == base(&named))
+}
+
+/// The assistant's refusal a turn at `i` may challenge: "you have access" with no
+/// refusal before it answers an offer, it does not challenge anything.
+fn refusal_before(msgs: &[Message], i: usize) -> Option<usize> {
+    (i.saturating_sub(REFUSAL_WINDOW)..i)
+        .rev()
+        .find(|&j| msgs[j].role == Role::Assistant && REFUSAL.is_match(&prose(&msgs[j].text)))
 }
 
 fn squash(s: &str) -> String {
@@ -1168,5 +1250,128 @@ mod tests {
             user(5, "still broken"),
         ];
         assert_eq!(keys(&msgs), vec![2, 5]);
+    }
+
+    fn codex_ide(text: &str) -> String {
+        format!(
+            "# Context from my IDE setup:\n\n## Active file: src/app.tsx\n\n## Open tabs:\n- app.tsx: src/app.tsx\n- README.md: README.md\n\n## My request for Codex:\n{text}"
+        )
+    }
+
+    #[test]
+    fn the_ide_context_around_a_turn_is_not_the_person_s_words() {
+        let msgs = vec![
+            said(1, "Skills from the curated list: doc, pdf, figma. \u{201c}The professor\u{201d} isn't in this list."),
+            user(2, &codex_ide("no, this should be an agent, a skill won't meet the need.")),
+        ];
+        assert_eq!(keys(&msgs), vec![2]);
+        // Declining an offer stays quiet inside the wrapper too.
+        let offer = said(1, "Found a strong match: HELP.md. Want me to open the full file?");
+        assert!(
+            run(&[offer, user(2, &codex_ide("No, just you have access is great. Apply it to every page."))]).is_empty()
+        );
+    }
+
+    #[test]
+    fn a_change_handed_back_is_a_claim_whatever_its_words() {
+        let error = "[alden_chat_history_get] Command alden_chat_history_get not found";
+        let edited = |text: &str| {
+            vec![
+                user(1, "the chat panel fails"),
+                fixture::edit(2, "src/bridges/alden.ts"),
+                said(3, text),
+                user(4, error),
+            ]
+        };
+        for close in ["Agreed, and enforced.", "Rebuilt the grid container to fill the available height."] {
+            let f = run(&edited(close));
+            assert_eq!(f.iter().map(|f| f.key).collect::<Vec<_>>(), vec![4], "{close}");
+            assert!(f[0].summary.starts_with("the user pastes an error after the assistant's"), "{}", f[0].summary);
+        }
+        // An error line with a short remark of their own after it.
+        let msgs = vec![
+            fixture::edit(1, "src/bridges/alden.ts"),
+            said(2, "Aligned and enforced."),
+            user(
+                3,
+                "Error: [alden_get_props] Persona memory not initialized after bridge initialization\n\nand we're back to this.",
+            ),
+        ];
+        assert_eq!(keys(&msgs), vec![3]);
+        // Nothing changed in the turn (a review), or the edit came after its last words.
+        let review = vec![user(1, "review the bridge"), said(2, "The bridge throws on every failure."), user(3, error)];
+        assert!(run(&review).is_empty());
+        let unfinished = vec![
+            user(1, "fix the bridge"),
+            said(2, "Patching the bridge."),
+            fixture::edit(3, "src/bridges/alden.ts"),
+            user(4, error),
+        ];
+        assert!(run(&unfinished).is_empty());
+        // The person's prose mentioning a name is not a program's message.
+        assert!(!ERROR_LINE.is_match("the command palette was not found useful"));
+    }
+
+    #[test]
+    fn no_don_t_rejects_a_change_and_declines_an_offer() {
+        let msgs = vec![
+            fixture::edit(1, "src/bridges/alden.ts"),
+            said(2, "Patched. The send path now returns a graceful fallback reply."),
+            user(3, "NO, don't do that. A fake fallback message is stupid."),
+        ];
+        assert_eq!(keys(&msgs), vec![3]);
+        let offer = vec![
+            said(1, "The send path throws on a backend failure. Want me to add a fallback reply?"),
+            user(2, "NO, don't do that. Just log it."),
+        ];
+        assert!(run(&offer).is_empty());
+        // "no, don't worry" after a change is no rejection of it.
+        let msgs = vec![
+            fixture::edit(1, "src/bridges/alden.ts"),
+            said(2, "Patched the send path."),
+            user(3, "no, don't worry about the tests for now"),
+        ];
+        assert!(run(&msgs).is_empty());
+    }
+
+    #[test]
+    fn forbidding_a_change_to_the_file_just_edited_rejects_it() {
+        let msgs = |text: &str| {
+            vec![
+                user(1, "create the agent"),
+                fixture::edit(2, "/repo/README.md"),
+                said(3, "Removed the agent section from README.md. Tell me where to put it."),
+                user(4, text),
+            ]
+        };
+        assert_eq!(keys(&msgs("Don't edit the README.md... It's README file not an EDITME file.")), vec![4]);
+        // Another file, or an instruction about later work, is no rejection.
+        assert!(run(&msgs("Don't edit the CHANGELOG.md, I keep it by hand.")).is_empty());
+        assert!(run(&msgs("Never mind the README, create agents/professor.md")).is_empty());
+    }
+
+    #[test]
+    fn a_challenge_needs_something_refused_or_handed_back() {
+        let handed = said(
+            1,
+            "The commit failed because pr.md is in the session directory. To commit it, you need to:\n1. Change to the session directory.\n2. Run git add there.",
+        );
+        assert_eq!(keys(&[handed, user(2, "dont tell me what to do, do it yourself without asking")]), vec![2]);
+        let found = said(1, "Found a strong match: HELP.md defines the help standard.");
+        assert!(run(&[found, user(2, "just you have access is great, apply it everywhere")]).is_empty());
+    }
+
+    #[test]
+    fn a_redirect_after_an_interrupt_is_said_at_once() {
+        let stopped = |text: &str| {
+            vec![
+                bash(1, "cat WEEK_2_KICKOFF.md", "# Week 2"),
+                Message { idx: 2, role: Role::User, origin: Origin::Interrupt, ..Message::default() },
+                user(3, text),
+            ]
+        };
+        assert_eq!(keys(&stopped("python3 should point to python 3.11. Please make it so")), vec![3]);
+        let finding = "Critical Finding (P0)\nS1: NO AUTHENTICATION - the scan found zero auth headers. Any client can call it. This is deferred to Week 3.\n\nTrack B should apply the patch after their base Dockerfile.";
+        assert!(run(&stopped(finding)).is_empty());
     }
 }
