@@ -30,14 +30,7 @@ pub(super) fn request_text(text: &str) -> String {
 }
 
 fn unwrapped_request(text: &str) -> String {
-    static IDE_TAG: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"(?s)<ide_[a-z_]+>.*?</ide_[a-z_]+>").expect("static regex"));
-    static MY_REQUEST: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"(?im)^#+\s*my request for [\w .-]+:\s*$").expect("static regex"));
-    let mut t = IDE_TAG.replace_all(text, "").into_owned();
-    if let Some(m) = MY_REQUEST.find_iter(&t).last() {
-        t = t[m.end()..].to_string();
-    }
+    let t = crate::analysis::text::typed(text);
     let lines: Vec<&str> = t.lines().collect();
     let filled = |from: usize| (from..lines.len()).find(|&i| !lines[i].trim().is_empty());
     if let Some(h) = filled(0).filter(|&h| lines[h].trim_start().starts_with('#'))
