@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::belief::{self, BeliefFacts};
 use super::context::{Context, Event, SessionInfo};
 use super::episode::{self, EpisodeFacts};
 use super::story::{Beat, Moment, Paragraph, Story};
@@ -89,6 +90,17 @@ pub fn arc(cx: &Context, from: u32, to: u32) -> Option<ArcFacts> {
     let mut steps = finding_steps(cx, story, &in_range);
     if steps.is_empty() {
         steps = notable_steps(cx, &msgs);
+    }
+    // A belief two steps carry is told under the first.
+    let mut told: Vec<BeliefFacts> = Vec::new();
+    for st in &mut steps {
+        if let Some(b) = st.belief.as_ref().filter(|b| b.told()) {
+            if belief::first_telling(&told, b) {
+                told.push(b.clone());
+            } else {
+                st.belief = None;
+            }
+        }
     }
     let calls: Vec<CallFacts> =
         msgs.iter().flat_map(|m| cx.facts_of(m).iter().cloned()).filter(|c| c.command.is_some()).collect();
@@ -226,6 +238,7 @@ fn cites(arc: &ArcFacts) -> Vec<u32> {
         idxs.push(st.key);
         idxs.extend(st.moment.iter().chain(&st.also).chain(&st.joined).flat_map(Moment::cites));
         idxs.extend(st.assumptions.iter().filter_map(|a| a.evidence.as_ref().map(|q| q.idx)));
+        idxs.extend(st.belief.iter().filter(|b| b.told()).flat_map(BeliefFacts::cites));
     }
     idxs.extend(arc.thread.iter().flat_map(Moment::cites));
     idxs.extend(arc.time_parts.iter().map(|t| t.idx));

@@ -62,6 +62,51 @@ pub struct BeliefFacts {
     pub ends: bool,
 }
 
+impl BeliefFacts {
+    /// Something the transcript shows undid it: the section tells it only then.
+    pub fn told(&self) -> bool {
+        self.undone.is_some() || self.correction.is_some() || self.undone_step.is_some()
+    }
+
+    /// Every message the belief's story cites.
+    pub fn cites(&self) -> Vec<u32> {
+        let mut v = vec![self.believed.idx];
+        v.extend(
+            self.rested_on.iter().chain(&self.acted).chain(&self.undone_step).chain(&self.outcome).map(|st| st.idx),
+        );
+        v.extend(
+            self.undone
+                .iter()
+                .chain(&self.correction)
+                .chain(&self.next_pushback)
+                .chain(&self.next_claim)
+                .map(|q| q.idx),
+        );
+        v
+    }
+}
+
+/// Every belief the session's findings found that the transcript shows undone, each
+/// once (a claim and its retraction may be found by two detectors).
+pub(super) fn told(cx: &Context) -> Vec<BeliefFacts> {
+    let mut out: Vec<BeliefFacts> = Vec::new();
+    for f in cx.findings.iter().filter(|f| matches!(f.details, Some(Details::Belief { claim: Some(_), .. }))) {
+        if let Some(b) = belief(cx, f.key, Some(f)).filter(BeliefFacts::told)
+            && first_telling(&out, &b)
+        {
+            out.push(b);
+        }
+    }
+    out
+}
+
+/// Whether `b` is a belief none of `told` already tells: a belief is the message it
+/// was said in, whichever finding carries it (a false-crash-alarm and the
+/// self-correction that takes it back carry the same one).
+pub(super) fn first_telling(told: &[BeliefFacts], b: &BeliefFacts) -> bool {
+    !told.iter().any(|o| o.believed.idx == b.believed.idx)
+}
+
 /// A finding's belief: the finding, what it claims, and what undid it.
 type Belief<'f> = (&'f Finding, &'f Cited, Option<&'f Undoing>);
 

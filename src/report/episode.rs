@@ -588,11 +588,7 @@ fn cites(ep: &EpisodeFacts) -> Vec<u32> {
     v.extend(ep.moment.iter().chain(&ep.also).flat_map(Moment::cites));
     v.extend(ep.reading.iter().map(|q| q.idx));
     v.extend(ep.assumptions.iter().filter_map(|a| a.evidence.as_ref().map(|q| q.idx)));
-    if let Some(b) = &ep.belief {
-        v.push(b.believed.idx);
-        v.extend(b.rested_on.iter().chain(&b.acted).chain(&b.undone_step).chain(&b.outcome).map(|st| st.idx));
-        v.extend(b.undone.iter().chain(&b.correction).chain(&b.next_pushback).chain(&b.next_claim).map(|q| q.idx));
-    }
+    v.extend(ep.belief.iter().flat_map(BeliefFacts::cites));
     v
 }
 

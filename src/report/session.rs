@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
 
+use super::belief::{self, BeliefFacts};
 use super::context::{Context, Event, QUOTE, SessionInfo, asked};
 use super::glossary::Term;
 use super::story::{Beat, Experiment, Moment, Story};
@@ -122,6 +123,8 @@ pub struct SessionFacts {
     pub launches: Vec<Launch>,
     /// The main problems and what became of them (`stories`).
     pub stories: Vec<super::stories::Story>,
+    /// What was believed and what undid it, for each belief the findings found undone.
+    pub beliefs: Vec<BeliefFacts>,
     pub by_detector: Vec<DetectorCount>,
     pub failures: Vec<FailureGroup>,
     pub time: TimeUse,
@@ -155,6 +158,7 @@ pub fn report(cx: &Context) -> SessionFacts {
         timeline,
         launches: launches(cx, story),
         stories: cx.stories(),
+        beliefs: belief::told(cx),
         by_detector: by_detector(cx),
         failures: failures(cx),
         time: time_use(cx),
@@ -399,6 +403,7 @@ fn cites(facts: &SessionFacts) -> Vec<u32> {
     idxs.extend(facts.timeline.iter().flat_map(|t| t.moment.cites()));
     idxs.extend(facts.failures.iter().map(|f| f.first.idx));
     idxs.extend(facts.stories.iter().flat_map(|st| st.cites()));
+    idxs.extend(facts.beliefs.iter().flat_map(BeliefFacts::cites));
     idxs.extend(facts.time.longest_calls.iter().map(|e| e.idx));
     idxs.extend(facts.last.iter().map(|e| e.idx));
     idxs

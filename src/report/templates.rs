@@ -35,6 +35,8 @@ const EMBEDDED: &[(&str, &str)] = &[
     ("session.md.j2", include_str!("../../templates/session.md.j2")),
     ("session.html.j2", include_str!("../../templates/session.html.j2")),
     ("layout.html.j2", include_str!("../../templates/layout.html.j2")),
+    ("sections/belief.md.j2", include_str!("../../templates/sections/belief.md.j2")),
+    ("sections/belief.html.j2", include_str!("../../templates/sections/belief.html.j2")),
     ("sections/episode/context.md.j2", include_str!("../../templates/sections/episode/context.md.j2")),
     ("sections/episode/context.html.j2", include_str!("../../templates/sections/episode/context.html.j2")),
     ("sections/episode/subject.md.j2", include_str!("../../templates/sections/episode/subject.md.j2")),
