@@ -1373,6 +1373,15 @@ mod tests {
             r("DATABASE_URL=postgres://app:s3cretpw@db.internal:5432/prod"),
             "DATABASE_URL=postgres://[USER]:[REDACTED]@[REDACTED]:5432/prod"
         );
+        // A user named like a secret (GitHub's app tokens) is the URL's user, and the
+        // repository's path stays readable.
+        assert_eq!(
+            r("git push https://x-access-token:ghs_abcdefghijklmnopqrstuvwxyz0123456789@github.com/acme/app.git main"),
+            "git push https://[USER]:[REDACTED]@github.com/acme/app.git main"
+        );
+        // A name after one slash is still a name.
+        assert_eq!(r("/etc/app/api_key=hunter2hunter"), "/etc/app/api_key=[REDACTED:secret-assignment]");
+        assert_eq!(r("/api_key=hunter2hunter"), "/api_key=[REDACTED:secret-assignment]");
     }
 
     #[test]
