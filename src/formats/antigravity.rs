@@ -32,7 +32,9 @@ use std::path::Path;
 use anyhow::Result;
 use serde_json::Value;
 
-use super::{Assembler, At, Format, Input, NoRestart, Sink, next_json_record, orphan_result_message, parse_time};
+use super::{
+    Assembler, At, Format, Input, NoRestart, Sink, next_json_record, orphan_result_message, parse_time, str_of,
+};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
 
 pub struct Antigravity;
@@ -42,10 +44,6 @@ const WINDOW: usize = 32;
 
 /// `SYSTEM` step types that carry context for the model, not a conversation turn.
 const SYSTEM_CONTEXT: &[&str] = &["SYSTEM_MESSAGE", "CONVERSATION_HISTORY", "EPHEMERAL_MESSAGE", "KNOWLEDGE_ARTIFACTS"];
-
-fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
-}
 
 /// A step of a trajectory: `{step_index, source, type, …}`.
 fn is_step(v: &Value) -> bool {

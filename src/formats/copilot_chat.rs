@@ -30,7 +30,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde_json::Value;
 
-use super::{Assembler, At, Format, Input, NoRestart, Sink, json_reason, object_fields};
+use super::{Assembler, At, Format, Input, NoRestart, Sink, json_reason, object_fields, str_of};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
 
 pub struct CopilotChat;
@@ -56,10 +56,6 @@ const BOOKKEEPING: &[&str] = &[
     "multiDiffData",
     "toolInvocation",
 ];
-
-fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
-}
 
 /// A markdown string as VS Code serializes it: a string or `{value}`.
 fn markdown(v: Option<&Value>) -> String {

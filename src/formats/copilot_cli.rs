@@ -29,7 +29,9 @@ use std::path::Path;
 use anyhow::Result;
 use serde_json::Value;
 
-use super::{Assembler, At, Format, Input, NoRestart, Sink, next_json_record, orphan_result_message, parse_time};
+use super::{
+    Assembler, At, Format, Input, NoRestart, Sink, next_json_record, orphan_result_message, parse_time, str_of,
+};
 use crate::model::{Call, CallResult, Message, Origin, Role, SessionMeta};
 
 pub struct CopilotCli;
@@ -68,10 +70,6 @@ const BOOKKEEPING: &[&str] = &[
     "skill.",
     "model.call_failure",
 ];
-
-fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
-}
 
 /// One line of an events file: the envelope with a known conversation event.
 fn is_event(v: &Value) -> bool {

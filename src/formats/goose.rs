@@ -36,15 +36,11 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde_json::Value;
 
-use super::{Assembler, At, Format, Input, NoRestart, Sink, next_json_record, orphan_result_message};
+use super::{Assembler, At, Format, Input, NoRestart, Sink, next_json_record, orphan_result_message, str_of};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
 
 pub struct Goose;
 pub struct GooseDb;
-
-fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
-}
 
 /// Seconds (goose's `created`) or milliseconds, as the writers used both.
 fn epoch(n: i64) -> Option<chrono::DateTime<chrono::Utc>> {

@@ -28,7 +28,9 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::gemini::{command_of, exit_code_line};
-use super::{Assembler, At, Format, Input, NoRestart, Sink, next_json_record, orphan_result_message, parse_time};
+use super::{
+    Assembler, At, Format, Input, NoRestart, Sink, next_json_record, orphan_result_message, parse_time, str_of,
+};
 use crate::model::{Call, CallResult, Message, Origin, Role, SessionMeta};
 
 pub struct Iflow;
@@ -37,10 +39,6 @@ pub struct Iflow;
 const BURST_MS: i64 = 1000;
 
 const BURST: &str = "iflow-burst";
-
-fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
-}
 
 /// A Claude-shaped user or assistant record that iFlow wrote: its `sessionId` is its
 /// file's name (`session-<uuid>`), where Claude Code writes a bare UUID.

@@ -258,6 +258,11 @@ pub fn first_item_fields(text: &str, start: usize) -> Option<Vec<(String, &str)>
     object_fields(text, first)
 }
 
+/// The string under `key` of a JSON object, if it is one.
+pub fn str_of<'a>(v: &'a serde_json::Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(serde_json::Value::as_str)
+}
+
 /// The raw value of `key` among `fields`.
 pub fn field<'a>(fields: &[(String, &'a str)], key: &str) -> Option<&'a str> {
     fields.iter().find(|(k, _)| k == key).map(|(_, v)| *v)

@@ -33,7 +33,7 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::gemini::{command_of, exit_code_line, parts_text, response_output};
-use super::{Assembler, At, Format, Input, Sink, next_json_record, orphan_result_message, parse_time};
+use super::{Assembler, At, Format, Input, Sink, next_json_record, orphan_result_message, parse_time, str_of};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
 
 pub struct QwenCode;
@@ -137,10 +137,6 @@ impl Format for QwenCode {
         }
         Ok(vec![meta])
     }
-}
-
-fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
 }
 
 fn record(rec: &Value, at: At, asm: &mut Assembler, meta: &mut SessionMeta, sink: &mut dyn Sink) -> Result<()> {
