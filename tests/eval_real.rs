@@ -1,16 +1,20 @@
 //! The detectors measured on real sessions nobody here wrote (issue 13): the labelled
 //! instances of `eval/real/labels/` against what `debrief detect` finds in the files of
-//! `eval/real/manifest.tsv`.
+//! `eval/real/manifest.tsv` and `eval/real/manifest-new.tsv`.
 //!
-//! Where the files are: `$DEBRIEF_EVAL_REAL`, else `../shared/corpus-real/eval-real`
-//! (laid out as `<agent>/<owner>_<name>/<path>`, as `scripts/fetch-real-set` writes it).
-//! Without them the test says so in one line and passes (a fresh clone has no real
-//! files). A manifest row whose file is absent (the shared copy gets new rows' files later
-//! than the repository gets their labels) is named in one line on stderr and left out of
-//! the figures with its labels, which the table says. With the files it prints the tables
-//! (development L1–L4; the held-out sets together and each alone) and fails when a
-//! detector finds fewer labelled instances, or raises more unlabelled findings, than
-//! `eval/real/floors.tsv` allows — so a change that loses real findings fails the build.
+//! Where the files are: for `manifest.tsv`, `$DEBRIEF_EVAL_REAL`, else
+//! `../shared/corpus-real/eval-real` (laid out as `<agent>/<owner>_<name>/<path>`, as
+//! `scripts/fetch-real-set` writes it); for `manifest-new.tsv`, `$DEBRIEF_EVAL_REAL_NEW/<rel>`,
+//! else `../shared/corpus-real-new/<rel>`, read with the row's format (an OpenHands V1 row is
+//! a folder, read through its first event file). Without the first folder the test says so
+//! in one line and passes (a fresh clone has no real files). A manifest row whose file is
+//! absent (the shared copy gets new rows' files later than the repository gets their
+//! labels) is named in one line on stderr and left out of the figures with its labels,
+//! which the table says. With the files it prints the tables (development: every set not
+//! held out; the held-out sets together and each alone, or "not labelled" for a set whose
+//! label files do not exist yet) and fails when a development detector finds fewer
+//! labelled instances, or raises more unlabelled findings, than `eval/real/floors.tsv`
+//! allows — so a change that loses real findings fails the build.
 //!
 //! How a label is matched:
 //! - its message is the one whose text, reasoning, command lines, tool input (as compact
@@ -34,13 +38,13 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use debrief::detect::{self, Finding};
-use debrief::formats;
+use debrief::formats::{self, Format};
 use debrief::model::{Message, Session};
 use debrief::redact::Redactor;
 use serde_json::json;
 
 struct Label {
-    /// The label file's set (`L1` … `L6`): `L5` and `L6` are held out, see `HELD_OUT`.
+    /// The label file's set (`L1` … `L8`): `L7` and `L8` are held out, see `HELD_OUT`.
     set: String,
     key: String,
     session: String,
@@ -121,6 +125,13 @@ fn resolve(session: &Session, label: &Label) -> (u32, bool) {
         .map_or((label.msg, false), |at| (at, true))
 }
 
+/// A manifest row's transcript: where it is, and the format it is read with (`None`:
+/// recognised from the file, as for the rows of `manifest.tsv`).
+struct Row {
+    path: PathBuf,
+    format: Option<&'static dyn Format>,
+}
+
 #[derive(Default)]
 struct Tally {
     labels: usize,
@@ -152,13 +163,24 @@ fn eval_dir() -> Option<PathBuf> {
 fn detectors_on_real_sessions() {
     let Some(data) = eval_dir() else { return };
     let root = common::root().join("eval/real");
-    let manifest: HashMap<String, PathBuf> = tsv(&root.join("manifest.tsv"))
+    let mut manifest: HashMap<String, Row> = tsv(&root.join("manifest.tsv"))
         .into_iter()
         .map(|r| {
             let repo = r["repo"].replacen('/', "_", 1);
-            (r["key"].clone(), data.join(&r["agent"]).join(repo).join(&r["path"]))
+            (r["key"].clone(), Row { path: data.join(&r["agent"]).join(repo).join(&r["path"]), format: None })
         })
         .collect();
+    // The transcripts of corpus-real-new (L7, L8), each with the format its row names.
+    let new_dir = std::env::var_os("DEBRIEF_EVAL_REAL_NEW")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| common::shared_root().join("corpus-real-new"));
+    for r in tsv(&root.join("manifest-new.tsv")) {
+        let key = &r["key"];
+        let format = formats::by_id(&r["format"])
+            .unwrap_or_else(|| panic!("eval/real/manifest-new.tsv: {key}: unknown format `{}`", r["format"]));
+        let row = Row { path: new_dir.join(&r["rel"]), format: Some(format) };
+        assert!(manifest.insert(key.clone(), row).is_none(), "eval/real/manifest-new.tsv: key {key} used twice");
+    }
     let mut labels: Vec<Label> = Vec::new();
     // (key, session prefix) of the sessions labelled exhaustively.
     let mut exhaustive: Vec<(String, String, String)> = Vec::new();
@@ -195,8 +217,8 @@ fn detectors_on_real_sessions() {
             l.session
         );
     }
-    // The development sets (L1–L4, read while the detectors were tuned) and the held-out
-    // set (labelled before detect was run on it), measured apart: the floors hold the first.
+    // The development sets (read while the detectors were tuned) and the held-out sets
+    // (labelled before detect was run on them), measured apart: the floors hold the first.
     let mut parsed: HashMap<String, Vec<Session>> = HashMap::new();
     let mut out = String::new();
     let mut doc = serde_json::Map::new();
@@ -207,15 +229,27 @@ fn detectors_on_real_sessions() {
         labels.iter().map(|l| l.key.as_str()).chain(exhaustive.iter().map(|(_, k, _)| k.as_str())).collect();
     absent.sort_unstable();
     absent.dedup();
-    absent.retain(|k| manifest.get(*k).is_some_and(|p| !p.is_file()));
+    absent.retain(|k| manifest.get(*k).is_some_and(|r| !r.path.exists()));
     for key in &absent {
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), "eval_real: skipped {key}: {} not found", manifest[*key].display());
+        let _ = writeln!(std::io::stderr(), "eval_real: skipped {key}: {} not found", manifest[*key].path.display());
     }
     // The held-out sets are measured together and each on its own, so that a set whose
     // misses have since been read (and fixed) does not hide the figure of the newest one.
+    // A held-out set is labelled once its label files exist; until then it is reported as
+    // not labelled, not measured as 0 of 0.
+    let labelled =
+        |set: &str| ["", "-sessions"].iter().any(|part| root.join("labels").join(format!("{set}{part}.tsv")).is_file());
+    let mut development: Vec<&str> =
+        files.iter().filter_map(|f| f.file_name()?.to_str()?.split(['.', '-']).next()).collect();
+    development.dedup();
+    development.retain(|set| !HELD_OUT.contains(set));
+    let span = match development.as_slice() {
+        [first, .., last] => format!("{first}-{last}"),
+        sets => sets.join(""),
+    };
     let mut groups: Vec<(String, String, Vec<&str>)> =
-        vec![("development (L1-L4)".into(), "development".into(), Vec::new())];
+        vec![(format!("development ({span})"), "development".into(), Vec::new())];
     groups.push((format!("held-out ({})", HELD_OUT.join("+")), "held_out".into(), HELD_OUT.to_vec()));
     if HELD_OUT.len() > 1 {
         for set in HELD_OUT {
@@ -224,15 +258,29 @@ fn detectors_on_real_sessions() {
     }
     for (name, json_key, sets) in &groups {
         let held_out = !sets.is_empty();
+        let unlabelled: Vec<&str> = sets.iter().copied().filter(|s| !labelled(s)).collect();
+        if held_out && unlabelled.len() == sets.len() {
+            let files: Vec<String> = sets.iter().map(|s| format!("eval/real/labels/{s}.tsv")).collect();
+            let _ = writeln!(out, "{name}: not labelled ({} not written yet)\n", files.join(", "));
+            doc.insert(json_key.clone(), json!({"sets": sets, "labelled": false}));
+            continue;
+        }
+        let name = if unlabelled.is_empty() {
+            name.clone()
+        } else {
+            format!("{name} ({} not labelled yet, measured without)", unlabelled.join(", "))
+        };
         let in_group = |set: &str| if held_out { sets.contains(&set) } else { !HELD_OUT.contains(&set) };
         let mine: Vec<&Label> = labels.iter().filter(|l| in_group(&l.set)).collect();
         let ex: Vec<(String, String)> =
             exhaustive.iter().filter(|(set, _, _)| in_group(set)).map(|(_, k, p)| (k.clone(), p.clone())).collect();
         let m = measure(&mine, &ex, &manifest, &mut parsed);
-        let figures = table(&mut out, name, &m);
+        let figures = table(&mut out, &name, &m);
+        let sets = if held_out { sets.clone() } else { development.clone() };
         doc.insert(
             json_key.clone(),
-            json!({"sets": sets, "labels": mine.len() - m.skipped_labels, "sessions": m.sessions,
+            json!({"sets": sets, "labelled": true, "not_labelled": unlabelled,
+                   "labels": mine.len() - m.skipped_labels, "sessions": m.sessions,
                    "exhaustive": m.exhaustive, "unresolved": m.unresolved,
                    "skipped": {"labels": m.skipped_labels, "sessions": m.skipped}, "detectors": figures}),
         );
@@ -262,8 +310,10 @@ fn detectors_on_real_sessions() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The sets whose labels were written before the detectors were run on their sessions.
-const HELD_OUT: &[&str] = &["L5", "L6"];
+/// The sets whose labels were written before the detectors were run on their sessions
+/// (the rows of `manifest-new.tsv`). L5 and L6 were held out until their misses were read
+/// and fixed (docs/detectors.md); they are development sets now.
+const HELD_OUT: &[&str] = &["L7", "L8"];
 
 type Tallies = BTreeMap<&'static str, Tally>;
 
@@ -284,7 +334,7 @@ struct Measured {
 fn measure(
     labels: &[&Label],
     exhaustive: &[(String, String)],
-    manifest: &HashMap<String, PathBuf>,
+    manifest: &HashMap<String, Row>,
     parsed: &mut HashMap<String, Vec<Session>>,
 ) -> Measured {
     // Every session that is labelled or exhaustive, read once.
@@ -298,17 +348,21 @@ fn measure(
     let mut skipped_labels = 0;
     let mut exhaustive_measured = 0;
     for (key, prefix) in &wanted {
-        let path = manifest.get(key).unwrap_or_else(|| panic!("{key}: not in eval/real/manifest.tsv"));
+        let row =
+            manifest.get(key).unwrap_or_else(|| panic!("{key}: not in eval/real/manifest.tsv nor manifest-new.tsv"));
+        let path = &row.path;
         // A manifest row whose file has not reached this copy of the set yet: left out
         // of the figures with its labels (the caller has said so on stderr), not a failure.
-        if !path.is_file() {
+        if !path.exists() {
             skipped.push(format!("{key} {prefix}"));
             skipped_labels += labels.iter().filter(|l| &l.key == key && &l.session == prefix).count();
             continue;
         }
-        let sessions = parsed
-            .entry(key.clone())
-            .or_insert_with(|| formats::parse_file(path, None).unwrap_or_else(|e| panic!("{key}: {e:#}")).sessions);
+        let sessions = parsed.entry(key.clone()).or_insert_with(|| {
+            formats::parse_file(&common::transcript_file(path), row.format)
+                .unwrap_or_else(|e| panic!("{key}: {e:#}"))
+                .sessions
+        });
         let Some(session) = sessions.iter().find(|s| s.meta.id.starts_with(prefix.as_str())) else {
             panic!("{key}: no session whose id starts with `{prefix}` in {}", path.display());
         };

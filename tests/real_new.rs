@@ -11,7 +11,7 @@ mod common;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use common::{call_counts, real_new, real_new_dir, resumes_reproduce_the_full_parse, uncovered_lines};
+use common::{call_counts, real_new, real_new_dir, resumes_reproduce_the_full_parse, transcript_file, uncovered_lines};
 use debrief::formats::{self, specstory::SpecStory};
 use debrief::model::{Call, Message, Origin, Role, Session};
 use serde_json::Value;
@@ -64,18 +64,8 @@ fn transcripts(dir: &Path) -> Vec<String> {
     out
 }
 
-/// The file a format reads: an OpenHands folder through its first event file.
-fn source(path: &Path) -> PathBuf {
-    if !path.is_dir() {
-        return path.to_path_buf();
-    }
-    let mut events: Vec<PathBuf> = std::fs::read_dir(path).unwrap().map(|e| e.unwrap().path()).collect();
-    events.sort();
-    events.remove(0)
-}
-
 fn read(rel: &str) -> Option<(PathBuf, Vec<Session>)> {
-    let path = source(&real_new(rel)?);
+    let path = transcript_file(&real_new(rel)?);
     let parsed = formats::parse_file(&path, None).unwrap_or_else(|e| panic!("{rel}: {e:#}"));
     Some((path, parsed.sessions))
 }
@@ -95,7 +85,7 @@ fn every_file_is_read_with_its_format_and_counts() {
     let listed: Vec<&str> = FILES.iter().map(|r| r.0).collect();
     assert_eq!(found, listed, "a new file in corpus-real-new needs a row here");
     for &(rel, format, sessions, messages, typed, calls) in FILES {
-        let path = source(&dir.join(rel));
+        let path = transcript_file(&dir.join(rel));
         let parsed = formats::parse_file(&path, None).unwrap_or_else(|e| panic!("{rel}: {e:#}"));
         assert_eq!(parsed.format.id(), format, "{rel}");
         assert!(parsed.bad.is_empty(), "{rel}: {:?}", parsed.bad.iter().map(|b| &b.reason).collect::<Vec<_>>());

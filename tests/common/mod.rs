@@ -55,6 +55,21 @@ pub fn real_new(rel: &str) -> Option<PathBuf> {
     real_new_dir().map(|d| d.join(rel))
 }
 
+/// The file a format reads for a transcript of the shared corpora: the file itself, or
+/// for a folder (an OpenHands V1 conversation, one event per file) its first event file
+/// in name order, through which the reader takes the whole folder.
+pub fn transcript_file(path: &Path) -> PathBuf {
+    if !path.is_dir() {
+        return path.to_path_buf();
+    }
+    let mut events: Vec<PathBuf> = std::fs::read_dir(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    events.sort();
+    events.remove(0)
+}
+
 fn shared_corpus(part: Option<&str>) -> Option<PathBuf> {
     shared_folder("corpus-real", part)
 }
