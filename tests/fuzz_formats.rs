@@ -118,6 +118,37 @@ fn binary_garbage_and_invalid_utf8_are_reported_not_fatal() {
     parse_all_formats("nul.jsonl", &[0u8; 4096]);
 }
 
+/// Every format read one JSON record a line words a broken line the same way
+/// (`formats::Line::json`): a line that is not an object, one that does not parse, one
+/// whose bytes are not UTF-8. Not Gemini CLI's session JSONL (read whole: its `$rewindTo`
+/// records rewrite what came before), nor its stream-json, where a line that is not JSON
+/// is what a wrapper printed (counted as foreign, not bad).
+#[test]
+fn every_jsonl_format_words_a_broken_line_the_same() {
+    let mut text = b"this is not json\n[1, 2]\n{\"type\": nope}\n\n".to_vec();
+    text.extend_from_slice(b"{\"type\":\"caf\xff\"}\n");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = tmp.path().join("broken.jsonl");
+    std::fs::write(&path, &text).expect("write");
+    let line_formats =
+        ["claude-code", "codex", "antigravity", "copilot-cli", "cursor", "goose", "iflow", "pi", "qwen-code"];
+    for id in line_formats {
+        let f = formats::by_id(id).expect("a format");
+        let parsed = formats::parse_file(&path, Some(f)).expect("parses");
+        let bad: Vec<(Option<u32>, &str)> = parsed.bad.iter().map(|b| (b.line, b.reason.as_str())).collect();
+        assert_eq!(
+            bad.get(..4).unwrap_or(&bad),
+            [
+                (Some(1), "not a JSON object"),
+                (Some(2), "not a JSON object"),
+                (Some(3), "expected ident (column 11)"),
+                (Some(5), "invalid UTF-8 replaced"),
+            ],
+            "{id}"
+        );
+    }
+}
+
 /// `scripts/fuzz.sh` seeds cargo-fuzz's corpus folders with this: the seeds of each
 /// format in `$DEBRIEF_FUZZ_SEED_DIR/<target>/` (target = format id with `_`), and all
 /// of them in `redaction/`.

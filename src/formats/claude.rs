@@ -48,9 +48,7 @@ use anyhow::Result;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{
-    Assembler, At, CarrySink, Format, Input, Sink, json_reason, orphan_result_message, parse_json_line, parse_time,
-};
+use super::{Assembler, At, CarrySink, Format, Input, JsonLine, Sink, json_reason, orphan_result_message, parse_time};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
 
 pub struct ClaudeCode;
@@ -588,41 +586,14 @@ impl Format for ClaudeCode {
         }
         let mut asm = Assembler::from_resume(input.resume());
         let mut sink = CarrySink { inner: sink, carry: st.carry.clone() };
-        let mut repaired = None;
-        loop {
-            let Some(line) = input.next_line()? else { break };
-            let at = At::of(&line);
-            let number = line.number;
-            let unterminated = line.unterminated;
-            if line.bytes.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let parsed = parse_json_line::<Record>(line.bytes, &mut repaired);
-            let (rec, note) = match parsed {
-                Ok(v) => v,
-                Err(e) => {
-                    if unterminated && e.is_eof() {
-                        input.keep_pending(at.line, at.offset);
-                        break;
-                    }
-                    let reason = if line.bytes.trim_ascii_start().starts_with(b"{") {
-                        json_reason(&e)
-                    } else {
-                        "not a JSON object".to_string()
-                    };
-                    sink.bad(BadRecord { line: Some(number), reason });
-                    continue;
-                }
-            };
-            if let Some(note) = note {
-                sink.bad(BadRecord { line: Some(number), reason: note.to_string() });
-            }
-            let links = Links::of(&rec, line.bytes);
+        while let Some(line) = input.next_line()? {
+            let Some(JsonLine { at, bytes, value: rec }) = line.json::<Record>(&mut sink) else { continue };
+            let links = Links::of(&rec, bytes);
             if let Err(reason) = record(&mut st, &mut asm, rec, at, &mut sink) {
-                sink.bad(BadRecord { line: Some(number), reason });
+                sink.bad(BadRecord { line: Some(at.line), reason });
             }
             // After the record: a checkpoint emitted for the next record sees this one.
-            links.advance(&mut st.carry, number);
+            links.advance(&mut st.carry, at.line);
             if sink.keeps_checkpoints() {
                 sink.carry.clone_from(&st.carry);
             }
@@ -740,38 +711,25 @@ struct Prescan {
 /// to that point; the records between that parent and the new prompt are the abandoned
 /// branch. Only uuids and parents are kept (a few dozen bytes per record).
 fn prescan(path: &Path, offset: u64, first_line: u32, carry: &Carry) -> Result<Prescan> {
-    use std::io::{BufReader, Seek, SeekFrom};
     let mut out = Prescan { abandoned: Vec::new(), bad: Vec::new() };
     let mut ranges: Vec<(u32, u32)> = Vec::new();
     // Lines of main-chain records that call a tool: a branch holding one is kept.
     let mut tool_lines: Vec<u32> = Vec::new();
-    let mut file = std::fs::File::open(path)?;
-    file.seek(SeekFrom::Start(offset))?;
-    let mut reader = BufReader::with_capacity(256 * 1024, file);
     let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
     let mut tip = carry.tip.clone();
     let mut last_prompt = carry.last_prompt;
-    let mut buf = Vec::new();
-    let mut number = first_line.saturating_sub(1);
-    loop {
-        buf.clear();
-        let n = super::read_line_capped(&mut reader, &mut buf, super::MAX_LINE_BYTES)?;
-        if n.bytes == 0 {
-            break;
-        }
-        number += 1;
-        if n.overflowed {
-            // Reported by the main pass.
-            continue;
-        }
-        // Lines that do not parse (bad, or an unfinished last line) are the main pass's business.
-        let Ok(rec) = serde_json::from_slice::<LinkRecord>(&buf) else { continue };
+    let mut lines = Input::lines_from(path, offset, first_line)?;
+    // Over-long lines, lines that do not parse and an unfinished last line are the main
+    // pass's to report.
+    while let Some(line) = lines.next_line()? {
+        let (number, buf) = (line.number, line.bytes);
+        let Ok(rec) = serde_json::from_slice::<LinkRecord>(buf) else { continue };
         let mut links =
-            Links::from_parts(rec.kind.as_deref(), rec.uuid.as_deref(), rec.is_sidechain.unwrap_or(false), &buf);
+            Links::from_parts(rec.kind.as_deref(), rec.uuid.as_deref(), rec.is_sidechain.unwrap_or(false), buf);
         if rec.kind.as_deref() == Some("assistant")
             && !rec.is_sidechain.unwrap_or(false)
-            && (memchr::memmem::find(&buf, b"\"type\":\"tool_use\"").is_some()
-                || memchr::memmem::find(&buf, b"\"type\": \"tool_use\"").is_some())
+            && (memchr::memmem::find(buf, b"\"type\":\"tool_use\"").is_some()
+                || memchr::memmem::find(buf, b"\"type\": \"tool_use\"").is_some())
         {
             tool_lines.push(number);
         }

@@ -52,16 +52,15 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{
-    Assembler, At, CarrySink, Format, Input, Sink, json_reason, orphan_result_message, parse_json_line, parse_time,
-};
+use super::{Assembler, At, CarrySink, Format, Input, JsonLine, Sink, json_reason, orphan_result_message, parse_time};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
 use code_mode::{CellStatus, ExecResult, Nested};
 
 pub struct Codex;
 
+/// One record (line) of a rollout, its strings borrowed from the line where they need no unescaping.
 #[derive(Deserialize)]
-struct Line<'a> {
+struct Record<'a> {
     #[serde(borrow)]
     timestamp: Option<Cow<'a, str>>,
     #[serde(rename = "type", borrow)]
@@ -556,34 +555,9 @@ impl Format for Codex {
         }
         let mut asm = Assembler::from_resume(input.resume());
         let mut sink = CarrySink { inner: sink, carry: Carry { response_items: st.carry.response_items } };
-        let mut repaired = None;
-        loop {
-            let Some(line) = input.next_line()? else { break };
-            let at = At::of(&line);
-            if line.bytes.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let unterminated = line.unterminated;
-            let (rec, note) = match parse_json_line::<Line>(line.bytes, &mut repaired) {
-                Ok(v) => v,
-                Err(e) => {
-                    if unterminated && e.is_eof() {
-                        input.keep_pending(at.line, at.offset);
-                        break;
-                    }
-                    let reason = if line.bytes.trim_ascii_start().starts_with(b"{") {
-                        json_reason(&e)
-                    } else {
-                        "not a JSON object".to_string()
-                    };
-                    sink.bad(BadRecord { line: Some(at.line), reason });
-                    continue;
-                }
-            };
-            if let Some(note) = note {
-                sink.bad(BadRecord { line: Some(at.line), reason: note.into() });
-            }
-            if let Err(reason) = record(&mut st, &mut asm, rec, line.bytes, at, &mut sink) {
+        while let Some(line) = input.next_line()? {
+            let Some(JsonLine { at, bytes, value: rec }) = line.json::<Record>(&mut sink) else { continue };
+            if let Err(reason) = record(&mut st, &mut asm, rec, bytes, at, &mut sink) {
                 sink.bad(BadRecord { line: Some(at.line), reason });
             }
             sink.carry.response_items = st.carry.response_items;
@@ -606,7 +580,7 @@ impl super::Carried for Carry {}
 fn record(
     st: &mut State,
     asm: &mut Assembler,
-    rec: Line,
+    rec: Record,
     bytes: &[u8],
     at: At,
     sink: &mut dyn Sink,
@@ -750,7 +724,7 @@ fn take_thinking(st: &mut State, m: &mut Message, at: At) -> At {
 fn bare_record(
     st: &mut State,
     asm: &mut Assembler,
-    rec: &Line,
+    rec: &Record,
     bytes: &[u8],
     at: At,
     sink: &mut dyn Sink,

@@ -38,7 +38,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde_json::Value;
 
-use super::{Assembler, At, Format, Input, NoRestart, Sink, json_reason, orphan_result_message, parse_time};
+use super::{Assembler, At, Format, Input, JsonLine, NoRestart, Sink, json_reason, orphan_result_message, parse_time};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
 
 /// `~/.gemini/tmp/<project>/chats/session-*.json[l]`.
@@ -707,28 +707,14 @@ impl Format for GeminiStream {
         let mut meta = input.resume().map(|r| r.session.clone()).unwrap_or_default();
         let mut asm = Assembler::from_resume(input.resume());
         let mut turn = 0u32;
-        loop {
-            let Some(line) = input.next_line()? else { break };
-            let at = At::of(&line);
-            if line.bytes.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            if !line.bytes.trim_ascii_start().starts_with(b"{") {
+        while let Some(line) = input.next_line()? {
+            let text = line.bytes.trim_ascii_start();
+            if !text.is_empty() && !text.starts_with(b"{") {
                 // What a wrapper or a hook printed into the recorded stream.
                 sink.unknown("non-JSON line");
                 continue;
             }
-            let ev: Value = match serde_json::from_slice(line.bytes) {
-                Ok(v) => v,
-                Err(e) => {
-                    if line.unterminated && e.is_eof() {
-                        input.keep_pending(at.line, at.offset);
-                        break;
-                    }
-                    sink.bad(BadRecord { line: Some(at.line), reason: json_reason(&e) });
-                    continue;
-                }
-            };
+            let Some(JsonLine { at, value: ev, .. }) = line.json::<Value>(sink) else { continue };
             let timestamp = timestamp_of(&ev);
             if let Some(t) = timestamp {
                 meta.saw_time(t);

@@ -30,6 +30,7 @@ pub mod qwen;
 pub mod specstory;
 pub mod swe_agent;
 
+use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
@@ -364,8 +365,64 @@ pub struct Line<'a> {
     /// Byte offset of the line's first byte.
     pub offset: u64,
     /// The file ended without a newline after this line: it may still be being
-    /// written. A parser that cannot read it calls [`Input::keep_pending`].
+    /// written. [`Line::json`] leaves it for the next run when it cannot read it.
     pub unterminated: bool,
+    /// Where a line left for the next run is noted ([`Input::kept`]).
+    kept: &'a Cell<Option<u64>>,
+    /// Room for the line with invalid UTF-8 replaced, which a record may borrow from.
+    repaired: &'a mut Option<String>,
+}
+
+/// One record of a JSONL transcript, read in place by [`Line::json`]: where it is, its
+/// bytes, and the value parsed from them (which may borrow from them).
+pub struct JsonLine<'a, T> {
+    pub at: At,
+    pub bytes: &'a [u8],
+    pub value: T,
+}
+
+impl<'a> Line<'a> {
+    /// This line as one record of a JSONL transcript, parsed as `T` (a typed record may
+    /// borrow its strings from the line): the one reading of a record every JSONL format
+    /// shares, so a broken line is worded the same whichever agent wrote it. `None` for:
+    /// - a blank line (skipped);
+    /// - a line that is not a JSON object (`not a JSON object`) or does not parse as `T`
+    ///   (serde's reason, with its column): reported to `sink` with the line's number, and
+    ///   the reading goes on;
+    /// - a last line still being written (no newline yet, and the JSON ends early): left
+    ///   for the next run — not consumed, not reported — and no line is read after it.
+    ///
+    /// Invalid UTF-8 is replaced, and the line is reported as repaired.
+    pub fn json<T: Deserialize<'a>>(self, sink: &mut dyn Sink) -> Option<JsonLine<'a, T>> {
+        let at = At { line: self.number, offset: self.offset };
+        let text = self.bytes.trim_ascii_start();
+        if text.is_empty() {
+            return None;
+        }
+        if !text.starts_with(b"{") {
+            sink.bad(BadRecord { line: Some(at.line), reason: "not a JSON object".into() });
+            return None;
+        }
+        let parsed = match serde_json::from_slice::<T>(self.bytes) {
+            Err(_) if std::str::from_utf8(self.bytes).is_err() => {
+                let repaired: &'a str = self.repaired.insert(String::from_utf8_lossy(self.bytes).into_owned());
+                serde_json::from_str::<T>(repaired)
+                    .inspect(|_| sink.bad(BadRecord { line: Some(at.line), reason: "invalid UTF-8 replaced".into() }))
+            }
+            parsed => parsed,
+        };
+        match parsed {
+            Ok(value) => Some(JsonLine { at, bytes: self.bytes, value }),
+            Err(e) if self.unterminated && e.is_eof() => {
+                self.kept.set(Some(self.offset));
+                None
+            }
+            Err(e) => {
+                sink.bad(BadRecord { line: Some(at.line), reason: json_reason(&e) });
+                None
+            }
+        }
+    }
 }
 
 /// A file being parsed: a streaming reader of complete lines that tracks how far the
@@ -377,7 +434,9 @@ pub struct Input {
     offset: u64,
     line: u32,
     consumed: u64,
-    pending_tail: bool,
+    /// The offset of the last line, when [`Line::json`] left it for the next run.
+    kept: Cell<Option<u64>>,
+    repaired: Option<String>,
     resume: Option<Resume>,
     too_long: Vec<BadRecord>,
     /// Stop after this line (reading one message back).
@@ -393,25 +452,31 @@ impl Input {
     /// [`Input::open`] with a read buffer of `capacity` bytes: small for reading one
     /// message back (a search reads twenty of them), large for reading files through.
     pub fn open_buffered(path: &Path, resume: Option<Resume>, capacity: usize) -> Result<Input> {
+        let (offset, line) = resume.as_ref().map_or((0, 1), |r| (r.checkpoint.offset, r.checkpoint.line));
+        Input::start(path, offset, line, resume, capacity)
+    }
+
+    /// The lines of a file from byte `offset` on, the first numbered `line`: a second
+    /// pass over what a parser's [`Input`] reads (Claude Code's scan for rewinds).
+    pub fn lines_from(path: &Path, offset: u64, line: u32) -> Result<Input> {
+        Input::start(path, offset, line, None, 256 * 1024)
+    }
+
+    fn start(path: &Path, offset: u64, line: u32, resume: Option<Resume>, capacity: usize) -> Result<Input> {
         let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
         let mut reader = BufReader::with_capacity(capacity, file);
-        let (offset, line) = match &resume {
-            Some(r) => {
-                reader
-                    .seek(SeekFrom::Start(r.checkpoint.offset))
-                    .with_context(|| format!("seeking in {}", path.display()))?;
-                (r.checkpoint.offset, r.checkpoint.line.saturating_sub(1))
-            }
-            None => (0, 0),
-        };
+        if offset > 0 {
+            reader.seek(SeekFrom::Start(offset)).with_context(|| format!("seeking in {}", path.display()))?;
+        }
         Ok(Input {
             path: path.to_path_buf(),
             reader,
             buf: Vec::new(),
             offset,
-            line,
+            line: line.saturating_sub(1),
             consumed: offset,
-            pending_tail: false,
+            kept: Cell::new(None),
+            repaired: None,
             resume,
             too_long: Vec::new(),
             last_line: None,
@@ -438,7 +503,7 @@ impl Input {
 
     /// Bytes of the file that have been read and accepted.
     pub fn consumed(&self) -> u64 {
-        self.consumed
+        self.kept.get().unwrap_or(self.consumed)
     }
 
     /// Lines read so far (the number of the last line handed out).
@@ -448,14 +513,14 @@ impl Input {
 
     /// Whether the last line was left for a later run.
     pub fn pending_tail(&self) -> bool {
-        self.pending_tail
+        self.kept.get().is_some()
     }
 
     /// The next line, without its line ending. Over-long lines are skipped and kept
-    /// for [`Input::take_too_long`].
+    /// for [`Input::take_too_long`]; after a line left for the next run, none.
     pub fn next_line(&mut self) -> Result<Option<Line<'_>>> {
         loop {
-            if self.last_line.is_some_and(|l| self.line >= l) {
+            if self.last_line.is_some_and(|l| self.line >= l) || self.kept.get().is_some() {
                 return Ok(None);
             }
             self.buf.clear();
@@ -488,16 +553,15 @@ impl Input {
                 }
             }
             self.consumed = self.offset;
-            return Ok(Some(Line { bytes: &self.buf[..end], number: self.line, offset: start, unterminated }));
+            return Ok(Some(Line {
+                bytes: &self.buf[..end],
+                number: self.line,
+                offset: start,
+                unterminated,
+                kept: &self.kept,
+                repaired: &mut self.repaired,
+            }));
         }
-    }
-
-    /// Leave the last (unterminated) line for the next run: it is not consumed, not
-    /// reported, and will be read again once the writer has finished it.
-    pub fn keep_pending(&mut self, line: u32, offset: u64) {
-        debug_assert_eq!(line, self.line);
-        self.consumed = offset;
-        self.pending_tail = true;
     }
 
     /// Over-long lines met so far.
@@ -1000,53 +1064,15 @@ pub fn read_message(
     }
 }
 
-/// The next record of a JSONL transcript: blank lines skipped; a repaired line's note and
-/// an unreadable line reported to `sink` (that line skipped); a last line still being
-/// written kept for the next run, where the reading ends.
+/// The next record of a JSONL transcript as a JSON value, read by [`Line::json`] (blank
+/// and broken lines skipped, a last line still being written left for the next run).
 pub fn next_json_record(input: &mut Input, sink: &mut dyn Sink) -> Result<Option<(At, serde_json::Value)>> {
-    loop {
-        let Some(line) = input.next_line()? else {
-            return Ok(None);
-        };
-        let at = At::of(&line);
-        if line.bytes.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let unterminated = line.unterminated;
-        let mut repaired = None;
-        match parse_json_line::<serde_json::Value>(line.bytes, &mut repaired) {
-            Ok((v, note)) => {
-                if let Some(n) = note {
-                    sink.bad(BadRecord { line: Some(at.line), reason: n.to_string() });
-                }
-                return Ok(Some((at, v)));
-            }
-            Err(e) if unterminated && e.is_eof() => {
-                input.keep_pending(at.line, at.offset);
-                return Ok(None);
-            }
-            Err(e) => sink.bad(BadRecord { line: Some(at.line), reason: json_reason(&e) }),
+    while let Some(line) = input.next_line()? {
+        if let Some(record) = line.json(sink) {
+            return Ok(Some((record.at, record.value)));
         }
     }
-}
-
-/// Parse one JSON line, recovering from invalid UTF-8 by replacing the bad bytes.
-/// Returns the value and, when something had to be repaired, a note saying what.
-pub fn parse_json_line<'a, T: serde::Deserialize<'a>>(
-    bytes: &'a [u8],
-    repaired: &'a mut Option<String>,
-) -> Result<(T, Option<&'static str>), serde_json::Error> {
-    match serde_json::from_slice::<T>(bytes) {
-        Ok(v) => Ok((v, None)),
-        Err(e) if std::str::from_utf8(bytes).is_err() => {
-            *repaired = Some(String::from_utf8_lossy(bytes).into_owned());
-            match repaired.as_deref() {
-                Some(s) => serde_json::from_str::<T>(s).map(|v| (v, Some("invalid UTF-8 replaced"))),
-                None => Err(e),
-            }
-        }
-        Err(e) => Err(e),
-    }
+    Ok(None)
 }
 
 /// A one-line reason for a JSON error, without serde's "at line 1 column N" noise

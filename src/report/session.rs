@@ -409,105 +409,141 @@ fn cites(facts: &SessionFacts) -> Vec<u32> {
     idxs
 }
 
+/// Where the session's time went: the gaps between messages (pauses, the person's time
+/// before they wrote) and the time of each message's calls, until its last counted result.
 fn time_use(cx: &Context) -> TimeUse {
-    /// A stretch with nothing happening longer than this is a pause, not work.
-    const PAUSE: i64 = 30 * 60;
     let s = cx.session;
     // A transcript without timestamps spans "0 s": that is no span at all.
     let total_secs = secs_between(s.meta.started, cx.last_time()).filter(|d| *d > 0);
-    let mut by_program: BTreeMap<String, i64> = BTreeMap::new();
-    let mut calls: Vec<(i64, Event)> = Vec::new();
-    let (mut in_calls, mut in_waits, mut on_user) = (0i64, 0i64, 0i64);
-    let (mut waiting, mut paused, mut pauses) = (0i64, 0i64, 0usize);
+    let mut tally = Tally::default();
     let mut last_activity = None;
     for m in &s.messages {
-        // The gap since the last thing that happened: a pause, or the user's time.
         if let Some(d) = secs_between(last_activity, m.timestamp) {
-            if d > PAUSE {
-                pauses += 1;
-                paused += d;
-            } else if m.is_typed_user() {
-                waiting += d;
-            }
+            tally.gap(d, m.is_typed_user());
         }
-        let mut end = m.timestamp.or(last_activity);
-        // A message's calls all start with it, and their results come back one after
-        // another: each call is credited with the time from the previous result to its
-        // own, so calls made together are never counted twice (three parallel calls
-        // that return after 10 minutes took 10 minutes, not 30).
-        let mut timed: Vec<(&CallFacts, i64)> = cx
-            .facts_of(m)
-            .iter()
-            .filter_map(|f| Some((f, f.seconds?)))
-            // An editor or reader whose result came back hours later was waiting
-            // for a person (an approval) or the machine was asleep: not work.
-            .filter(|(f, secs)| !(f.command.is_none() && *secs > PAUSE))
-            .collect();
-        timed.sort_by_key(|(_, secs)| *secs);
-        // The agent's own tools (edits, writes, reads, its todo list) return at once:
-        // the time before the first of their results went to the model writing out
-        // the message's calls (or to an approval), not to any call running.
-        let mut before = timed.iter().find(|(f, _)| instant(f)).map_or(0, |(_, until)| *until);
-        for (f, until) in timed {
-            let secs = (until - before).max(0);
-            before = before.max(until);
-            if instant(f) {
-                continue;
-            }
+        let busy = tally.calls_of(m, cx.facts_of(m));
+        if let Some(t) = m.timestamp {
+            last_activity = Some(t + chrono::Duration::seconds(busy));
+        }
+    }
+    tally.finish(total_secs)
+}
+
+/// A stretch with nothing happening longer than this is a pause, not work.
+const PAUSE: i64 = 30 * 60;
+
+/// What [`time_use`] adds up, message by message (seconds).
+#[derive(Default)]
+struct Tally {
+    by_program: BTreeMap<String, i64>,
+    /// Each call counted as work, with its seconds.
+    calls: Vec<(i64, Event)>,
+    in_calls: i64,
+    in_waits: i64,
+    on_user: i64,
+    waiting: i64,
+    paused: i64,
+    pauses: usize,
+}
+
+impl Tally {
+    /// The gap since the last thing that happened, up to a message (`typed`: one the
+    /// person typed): a pause when it is long, else the person's time before they wrote.
+    fn gap(&mut self, secs: i64, typed: bool) {
+        if secs > PAUSE {
+            self.pauses += 1;
+            self.paused += secs;
+        } else if typed {
+            self.waiting += secs;
+        }
+    }
+
+    /// Count the time of a message's calls, to the person or to the work; returns how
+    /// long after the message the last result so counted came back (0 when none did).
+    fn calls_of(&mut self, m: &Message, facts: &[CallFacts]) -> i64 {
+        let mut busy = 0;
+        for (f, secs, until) in credited(facts) {
+            busy = busy.max(until);
             // A question to the person, a plan waiting for approval, a call the person
             // stopped or refused: the time went to the person, not to the call.
             if waits_on_user(f) {
-                on_user += secs;
-                if let Some(t) = m.timestamp {
-                    end = end.max(Some(t + chrono::Duration::seconds(until)));
-                }
+                self.on_user += secs;
                 continue;
             }
-            in_calls += secs;
+            self.in_calls += secs;
             if f.action == "wait" {
-                in_waits += secs;
+                self.in_waits += secs;
             }
-            *by_program.entry(f.label.clone()).or_default() += secs;
-            if let Some(t) = m.timestamp {
-                end = end.max(Some(t + chrono::Duration::seconds(until)));
-            }
-            calls.push((
-                secs,
-                Event {
-                    idx: m.idx,
-                    kind: f.action,
-                    time: clock(m.timestamp),
-                    quote: f.command_short.clone().unwrap_or_else(|| f.tool.clone()),
-                    command: f.command_short.clone(),
-                    file: f.file.clone(),
-                    detail: None,
-                    detector: None,
-                },
-            ));
+            *self.by_program.entry(f.label.clone()).or_default() += secs;
+            let event = Event {
+                idx: m.idx,
+                kind: f.action,
+                time: clock(m.timestamp),
+                quote: f.command_short.clone().unwrap_or_else(|| f.tool.clone()),
+                command: f.command_short.clone(),
+                file: f.file.clone(),
+                detail: None,
+                detector: None,
+            };
+            self.calls.push((secs, event));
         }
-        if end.is_some() {
-            last_activity = end;
+        busy
+    }
+
+    /// The sums as the report words them: the six programs and three calls that took
+    /// longest.
+    fn finish(self, total_secs: Option<i64>) -> TimeUse {
+        let some = |secs: i64| (secs > 0).then(|| duration(secs));
+        let mut progs: Vec<(String, i64)> = self.by_program.into_iter().filter(|(_, v)| *v > 0).collect();
+        progs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        progs.truncate(6);
+        let mut calls = self.calls;
+        calls.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.idx.cmp(&b.1.idx)));
+        calls.retain(|(secs, _)| *secs > 0);
+        calls.truncate(3);
+        TimeUse {
+            total: total_secs.map(duration),
+            total_secs,
+            by_program: progs.into_iter().map(|(p, v)| (p, duration(v), v)).collect(),
+            in_calls: some(self.in_calls),
+            on_user: some(self.on_user),
+            waiting_for_user: some(self.waiting),
+            pauses: self.pauses,
+            paused: some(self.paused),
+            in_waits: some(self.in_waits),
+            longest_secs: calls.iter().map(|(s, _)| *s).collect(),
+            longest_calls: calls.into_iter().map(|(_, e)| e).collect(),
         }
     }
-    let mut progs: Vec<(String, i64)> = by_program.into_iter().filter(|(_, v)| *v > 0).collect();
-    progs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    progs.truncate(6);
-    calls.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.idx.cmp(&b.1.idx)));
-    calls.retain(|(secs, _)| *secs > 0);
-    calls.truncate(3);
-    TimeUse {
-        total: total_secs.map(duration),
-        total_secs,
-        by_program: progs.into_iter().map(|(p, v)| (p, duration(v), v)).collect(),
-        in_calls: (in_calls > 0).then(|| duration(in_calls)),
-        on_user: (on_user > 0).then(|| duration(on_user)),
-        waiting_for_user: (waiting > 0).then(|| duration(waiting)),
-        pauses,
-        paused: (paused > 0).then(|| duration(paused)),
-        in_waits: (in_waits > 0).then(|| duration(in_waits)),
-        longest_secs: calls.iter().map(|(s, _)| *s).collect(),
-        longest_calls: calls.into_iter().map(|(_, e)| e).collect(),
+}
+
+/// The calls of one message that took time, each with the seconds credited to it and
+/// how long after the message its result came back. A message's calls all start with
+/// it, and their results come back one after another: each call is credited with the
+/// time from the previous result to its own, so calls made together are never counted
+/// twice (three parallel calls that return after 10 minutes took 10 minutes, not 30).
+fn credited(facts: &[CallFacts]) -> Vec<(&CallFacts, i64, i64)> {
+    let mut timed: Vec<(&CallFacts, i64)> = facts
+        .iter()
+        .filter_map(|f| Some((f, f.seconds?)))
+        // An editor or reader whose result came back hours later was waiting for a
+        // person (an approval) or the machine was asleep: not work.
+        .filter(|(f, secs)| !(f.command.is_none() && *secs > PAUSE))
+        .collect();
+    timed.sort_by_key(|(_, secs)| *secs);
+    // The agent's own tools (edits, writes, reads, its todo list) return at once: the
+    // time before the first of their results went to the model writing out the
+    // message's calls (or to an approval), not to any call running.
+    let mut before = timed.iter().find(|(f, _)| instant(f)).map_or(0, |(_, until)| *until);
+    let mut out = Vec::with_capacity(timed.len());
+    for (f, until) in timed {
+        let secs = (until - before).max(0);
+        before = before.max(until);
+        if !instant(f) {
+            out.push((f, secs, until));
+        }
     }
+    out
 }
 
 /// A tool of the agent's own that takes no measurable time: an edit, a whole-file write,
