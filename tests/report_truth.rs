@@ -210,3 +210,54 @@ fn a_problem_that_changes_hands_over_and_a_clean_exit_with_a_panic_is_told_so() 
     // no problem.
     assert!(!stories.contains("Unknown option"), "{stories}");
 }
+
+/// A belief section rendered with hand-made findings, so that what it pins is the
+/// report's telling, not what a detector finds.
+fn belief_section(name: &str, claim: (u32, &str), undone: (u32, &str)) -> String {
+    use debrief::detect::{Cited, Details, Finding, Undoing};
+    let f = Finding {
+        detector: "self-correction".into(),
+        key: undone.0,
+        evidence: vec![claim.0, undone.0],
+        summary: "retracts an earlier claim".into(),
+        command: None,
+        details: Some(Details::Belief {
+            claim: Some(Cited { idx: claim.0, text: claim.1.into() }),
+            undone: Some(Undoing { idx: undone.0, how: "retraction".into(), text: undone.1.into() }),
+        }),
+    };
+    let mut t = Templates::embedded();
+    t.strict = true;
+    let s = session(name);
+    let doc = report::render_with(&s, vec![f], Selector::Episode(undone.0), "md", &t, Some(&[])).expect("render");
+    section(&doc, "What was believed, and what undid it")
+        .unwrap_or_else(|| panic!("no belief section: {doc}"))
+        .to_string()
+}
+
+#[test]
+fn what_a_command_printed_is_not_what_the_assistant_said() {
+    let name = "claude-code-beliefs.jsonl";
+    // The poll loop printed CRASHED; the assistant's words say nothing of the kind.
+    let printed = belief_section(name, (2, "CRASHED"), (3, "It's still loading!"));
+    assert!(printed.contains("In [msg 2] the output of a command read “CRASHED”."), "{printed}");
+    assert!(printed.contains("The command that printed it: the assistant ran `for i in 1 2 3;"), "{printed}");
+    assert!(!printed.contains("the assistant said"), "{printed}");
+    // Near miss: a crash the assistant stated in its own words is said.
+    let said = belief_section(name, (5, "The server crashed during model loading."), (6, "It's still loading!"));
+    assert!(said.contains("In [msg 5] the assistant said “The server crashed during model loading.”"), "{said}");
+}
+
+#[test]
+fn a_finding_put_as_a_heading_is_what_was_believed() {
+    let name = "claude-code-beliefs.jsonl";
+    // The detector's pick is the report's field-line header; the heading is what was taken back.
+    let header = "**System:** Linux 6.1 **User:** ann (admin)";
+    let doc = belief_section(name, (8, header), (10, "You were right - I was wrong about \"no password\"!"));
+    assert!(doc.contains("the assistant said “No Password Required for Admin Account”"), "{doc}");
+    assert!(!doc.contains("**System:**") && !doc.contains("password manager"), "{doc}");
+    // Near miss: a prose sentence saying as much as a heading is told, not the heading.
+    let prose = "The firewall is disabled on every interface.";
+    let doc = belief_section(name, (12, prose), (14, "I was wrong: the firewall is enabled on every interface."));
+    assert!(doc.contains("the assistant said “The firewall is disabled on every interface.”"), "{doc}");
+}

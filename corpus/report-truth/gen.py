@@ -315,6 +315,41 @@ def codex_written_late():
     c.write("codex-written-late.jsonl")
 
 
+def claude_beliefs():
+    """Beliefs taken back: a verdict a poll loop printed (never the assistant's words) and
+    its near miss, a crash the assistant stated itself; a report whose finding is a
+    heading under a field-line header, and its near miss, a prose sentence saying the
+    same as a heading."""
+    c = Claude()
+    c.user("start the api server and tell me when it is up", "2026-03-06T09:00:00.000Z")
+    c.text("msg_d1", "Polling until the server answers; if the log shows an exception it has crashed.",
+           "2026-03-06T09:00:04.000Z")
+    c.tool("msg_d1", "toolu_d1", "Bash", {"command": "for i in 1 2 3; do if curl -sf localhost:8000/health; then echo READY; "
+                                                     "break; fi; if grep -q Exception api.log; then echo CRASHED; break; fi; "
+                                                     "sleep 5; done"}, "2026-03-06T09:00:05.000Z")
+    c.result("toolu_d1", "CRASHED", "2026-03-06T09:00:20.000Z")
+    c.text("msg_d2", "It's still loading! It did not crash: my grep matched a warning about a deprecated option.",
+           "2026-03-06T09:01:00.000Z")
+    c.tool("msg_d3", "toolu_d3", "Bash", {"command": "tail -3 api.log"}, "2026-03-06T09:01:05.000Z")
+    c.result("toolu_d3", "loading model weights 40%", "2026-03-06T09:01:06.000Z")
+    c.text("msg_d4", "The server crashed during model loading.", "2026-03-06T09:01:10.000Z")
+    c.text("msg_d5", "It's still loading! It did not crash, the log is only slow.", "2026-03-06T09:02:00.000Z")
+    c.user("audit the admin account of this machine", "2026-03-06T09:10:00.000Z")
+    c.text("msg_d6", "# Security audit\n\n**System:** Linux 6.1  \n**User:** ann (admin)\n\n"
+                     "### 1. **No Password Required for Admin Account**\n- **Status:** PasswordRequired: FALSE\n\n"
+                     "### 2. **Firewall Disabled**\n- Consider a password manager for the admin account.",
+           "2026-03-06T09:10:30.000Z")
+    c.user("I sign in with a FIDO2 key, doublecheck", "2026-03-06T09:12:00.000Z")
+    c.text("msg_d7", 'You were right - I was wrong about "no password"! The account signs in with a security key.',
+           "2026-03-06T09:12:30.000Z")
+    c.user("and the firewall?", "2026-03-06T09:13:00.000Z")
+    c.text("msg_d8", "The firewall is disabled on every interface.\n\n### Firewall Disabled On Every Interface",
+           "2026-03-06T09:13:20.000Z")
+    c.user("it is on, look again", "2026-03-06T09:14:00.000Z")
+    c.text("msg_d9", "I was wrong: the firewall is enabled on every interface.", "2026-03-06T09:14:30.000Z")
+    c.write("claude-code-beliefs.jsonl")
+
+
 if __name__ == "__main__":
     codex_written_late()
     claude_batch()
@@ -324,3 +359,4 @@ if __name__ == "__main__":
     claude_stories()
     claude_root_cause()
     claude_changed()
+    claude_beliefs()

@@ -112,7 +112,7 @@ pub struct Revealing {
 static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
     // "timeout" alone names a setting as often as a failure (`--timeout MIN` in a help
     // text): only "timed out" and "timeout after/exceeded" count.
-    Regex::new(r"(?i)(?-u:\b)(traceback|error|exception|fatal|panic(ked)?|segmentation fault|killed|out of memory|oom|refused|timed ?out|timeout (after|exceeded|expired)|etimedout|assert(ion)?|no such file|not found|permission denied|not permitted|failed|does not exist|doesn't exist|unknown (option|command|flag|argument)|unrecognized (option|argument)s?|invalid (option|argument))(?-u:\b)")
+    Regex::new(r"(?i)(?-u:\b)(traceback|error|exception|fatal|panic(ked)?|segmentation fault|killed|out of memory|oom|refused|timed ?out|timeout (after|exceeded|expired)|etimedout|assert(ion)?|no such file|not found|permission denied|not permitted|failed|does not exist|doesn't exist|blocked|denied|unknown (option|command|flag|argument)|unrecognized (option|argument)s?|invalid (option|argument))(?-u:\b)")
         .expect("static regex")
 });
 static ALARM_LINE: LazyLock<Regex> = LazyLock::new(|| {
@@ -271,8 +271,9 @@ static NOISE: LazyLock<Regex> = LazyLock::new(|| {
         r"^(?:Exit code \d+|Command exited with code \d+)$",
         // log lines below warning level
         r"|(?-u:\b)(?:INFO|DEBUG|TRACE)(?-u:\b)|(?i:level=(?:info|debug|trace))",
-        // hints and notes
+        // hints and notes, and the lead-ins of advice ("What to do:", "To fix this:")
         r"|^(?i:hint|note|help|tip)(?::|\s*-)|^= (?:note|help):",
+        r"|^(?i:what to do|to fix(?: this| it)?|to see .*|to scan .*|next steps|possible (?:fixes|causes)|suggestions?)\s*:",
         // stack frames and PowerShell's position lines
         r#"|^at\s|^File "|^\+ |^At line:\d+|^(?:CategoryInfo|FullyQualifiedErrorId)\s*:"#,
         // source code that mentions errors
@@ -839,6 +840,16 @@ mod tests {
         // PowerShell: the cmdlet's message, followed by its position lines.
         let ps = "Exit code 1\nGet-ItemProperty : Property EnableLUA does not exist at path\nHKLM\\System.\nAt line:1 char:1\n+ Get-ItemProperty 'HKLM:...'\n    + CategoryInfo          : InvalidArgument: (EnableLUA:String) [Get-ItemProperty], PSArgumentException";
         assert_eq!(pick(ps).as_deref(), Some("Get-ItemProperty : Property EnableLUA does not exist at path"));
+        // A hook's verdict, not the advice after it (gitleaks: "❌ Secrets detected! Commit
+        // blocked." then "What to do:" and a numbered list).
+        assert_eq!(
+            pick(
+                "Exit code 1\nFinding:     ...\n8:19PM INF 0 commits scanned.\n❌ Secrets detected! Commit blocked.\n\nWhat to do:\n\n1. Review the findings above\n2. Remove any real secrets"
+            ),
+            Some("❌ Secrets detected! Commit blocked.".into())
+        );
+        // Near miss: advice alone is no error line.
+        assert_eq!(pick("Exit code 1\nWhat to do:\n\n1. Review the findings above"), None);
         // Info-level log lines, hints and source lines are never the error.
         assert_eq!(
             pick("Exit code 1\n2026-01-16 20:30:58,493 - INFO - Found 1 logs in C--\nhint: Updates were rejected"),

@@ -51,6 +51,14 @@ const NOT_GERUNDS: &[&str] =
 static PLAN_ANY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:i'll|i will|i'm going to|next step|will try|let me|let's)\b").expect("static regex")
 });
+/// An offer of a step the person may want ("I can add a config option if you want",
+/// "Happy to switch it"): a possible plan, not a statement of what is.
+static OFFER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\bif you(?:'d)? (?:want|like|prefer|wish)\b|\bif (?:that|this) (?:helps|works for you)\b|^(?:i'm |i am )?(?:happy|glad) to\b|\bwant me to\b",
+    )
+    .expect("static regex")
+});
 static REASON: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?i)^(?:since|because|as)\b|\b(?:because|since|so that|that's why|which means|that means|due to|in order to|, so\b|; so\b)|\bthat's (?:just|only)\b|\bthat is (?:just|only)\b|\btoo (?:long|short|many|much|big|large|slow|noisy)\b",
@@ -99,6 +107,40 @@ fn is_structure(t: &str) -> bool {
         || (t.starts_with("**") && t.ends_with("**") && t.len() < 100)
 }
 
+/// The headings and list items of `text` (outside fenced code), as words: markers,
+/// numbering, leading symbols and bold marks taken off; each clipped to `max`
+/// characters. Table rows, quotes and items that are only a command or a path
+/// (`` - `sed -n '1,60p' shared/rng1/rng.py` ``) are left out.
+pub fn structure_items(text: &str, max: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fence = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = !fence;
+            continue;
+        }
+        if fence || !is_structure(t) || t.starts_with('|') || t.starts_with('>') {
+            continue;
+        }
+        let t = t.trim_start_matches(|c: char| !c.is_alphanumeric() && c != '*' && c != '`');
+        let digits = t.chars().take_while(|c| c.is_ascii_digit()).count();
+        let t = match t[digits..].strip_prefix(['.', ')']) {
+            Some(rest) if digits > 0 => rest,
+            _ => t,
+        };
+        let words = one_line(&t.replace("**", ""));
+        let words = words.trim();
+        let prose: String = words.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        if prose.split_whitespace().filter(|w| w.chars().any(char::is_alphabetic)).count() >= 2
+            && prose.chars().filter(|c| c.is_alphabetic()).count() >= 3
+        {
+            out.push(clip(words, max));
+        }
+    }
+    out
+}
+
 /// The runs of prose lines of `text` (each run one contiguous piece of the message),
 /// without fenced code.
 pub fn prose_runs(text: &str) -> Vec<String> {
@@ -137,7 +179,7 @@ pub fn classify(s: &str) -> Kind {
     if liveness::crash_retraction(t).is_some() || ADMISSION.is_match(t) {
         return Kind::Retraction;
     }
-    if PLAN_START.is_match(t) {
+    if PLAN_START.is_match(t) || OFFER.is_match(t) {
         return Kind::Plan;
     }
     if REASON.is_match(t) {
@@ -238,6 +280,40 @@ mod tests {
             ),
             Kind::Conclusion
         );
+    }
+
+    #[test]
+    fn an_offer_is_no_statement() {
+        assert_eq!(
+            classify(
+                "Also, if you want the project-only mount (host `shared/{PROJ}` → container `/work`), I can add a config option to switch from the shared-base mount."
+            ),
+            Kind::Plan
+        );
+        // Near miss: the same words stating what is.
+        assert_eq!(
+            classify("The project-only mount works now: the run writes rng.py to shared/rng1/."),
+            Kind::Conclusion
+        );
+    }
+
+    #[test]
+    fn headings_and_list_items_as_words() {
+        let text = "# 🔒 AUDIT REPORT\n\n**System:** Windows 11 Build 26200\n\n\
+                    ### 🔴 2. **No Password Required for Admin Account**\n- **Status:** PasswordRequired: FALSE\n\
+                    - Re-run your prompt:\n  - `target/debug/orchestrator --prompt \"code\" --project rng1`\n\n\
+                    | a | b |\n> quoted words here";
+        assert_eq!(
+            structure_items(text, 200),
+            vec![
+                "AUDIT REPORT",
+                "No Password Required for Admin Account",
+                "Status: PasswordRequired: FALSE",
+                "Re-run your prompt:"
+            ]
+        );
+        // The field line is prose, as before.
+        assert_eq!(kinds(text).len(), 1);
     }
 
     #[test]

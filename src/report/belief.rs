@@ -33,7 +33,7 @@ pub struct Step {
 /// show them: each part is there only when a message shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct BeliefFacts {
-    /// claim, alarm; then how it was undone (pushback, retraction, progress, ready, alive).
+    /// claim, printed (a command's output, not the assistant's words), alarm; then how it was undone (pushback, retraction, progress, ready, alive).
     pub situations: Vec<&'static str>,
     pub seed: u32,
     /// What was believed, as said or printed.
@@ -150,9 +150,23 @@ pub(super) fn belief(cx: &Context, key: u32, lead: Option<&Finding>) -> Option<B
         .copied()?;
     let how = undone.map(|u| u.how.as_str());
     let alarm = matches!(how, Some("progress" | "ready" | "alive"));
-    let mut situations: Vec<&'static str> = vec![if alarm { "alarm" } else { "claim" }];
-    let believed = believed(cx, claim, undone);
-    let rested_on = if alarm {
+    // A line a command printed is no statement of the assistant's, however it was undone.
+    let printed = if alarm { None } else { printed_by(cx, claim) };
+    let mut situations: Vec<&'static str> = vec![if alarm {
+        "alarm"
+    } else if printed.is_some() {
+        "printed"
+    } else {
+        "claim"
+    }];
+    let believed = if printed.is_some() {
+        Quote { idx: claim.idx, text: claim.text.clone() }
+    } else {
+        believed(cx, claim, undone)
+    };
+    let rested_on = if printed.is_some() {
+        printed
+    } else if alarm {
         // The alarm is read from the output of its own message's calls.
         cx.session
             .message(claim.idx)
@@ -206,26 +220,83 @@ pub(super) fn belief(cx: &Context, key: u32, lead: Option<&Finding>) -> Option<B
     })
 }
 
+/// The call of the claim's message whose output holds the claim, when the assistant's
+/// own words do not: a verdict its script printed (a poll loop's `CRASHED`), told as
+/// printed, never as said.
+fn printed_by(cx: &Context, claim: &Cited) -> Option<Step> {
+    let m = cx.session.message(claim.idx)?;
+    let probe: String = claim.text.trim().trim_end_matches('…').trim_end().chars().take(60).collect();
+    if probe.is_empty() || m.text.contains(probe.as_str()) {
+        return None;
+    }
+    m.calls
+        .iter()
+        .zip(cx.facts_of(m))
+        .rev()
+        .find(|(c, _)| c.result.as_ref().is_some_and(|r| r.output.contains(probe.as_str())))
+        .map(|(_, f)| step(claim.idx, f))
+}
+
 /// Of what the claimed message says, the sentence what undid it is about: the one
 /// sharing the most words with the user's answer or the retraction (the detector's
-/// own pick when none shares more).
+/// own pick when none shares more). A report's finding is often a heading or a list
+/// item (“No Password Required for Admin Account”): those count too, after the prose
+/// when they share as many words.
 fn believed(cx: &Context, claim: &Cited, undone: Option<&Undoing>) -> Quote {
     let against = undone.map(|u| content_words(&u.text)).unwrap_or_default();
     let overlap = |t: &str| content_words(t).intersection(&against).count();
-    cx.session
-        .message(claim.idx)
-        .map(|m| claims::statements(&m.text, QUOTE))
-        .unwrap_or_default()
+    let Some(m) = cx.session.message(claim.idx) else {
+        return Quote { idx: claim.idx, text: claim.text.clone() };
+    };
+    // Never put as a condition (“If you later enable Pages, we can switch the badge”),
+    // and sharing more than the detector's own pick.
+    let apt = |t: &String| {
+        !["If ", "When ", "Once ", "Should "].iter().any(|c| t.starts_with(c)) && overlap(t) > overlap(&claim.text)
+    };
+    let prose = claims::statements(&m.text, QUOTE)
         .into_iter()
-        // A belief is stated, not asked, planned or put as a heading.
+        // A belief is stated, not asked, planned or offered.
         .filter(|st| !matches!(st.kind, claims::Kind::Question | claims::Kind::Plan))
         .map(|st| st.text)
         .filter(|t| t.trim_end().ends_with(['.', '!', ':', '”', '"', ')']))
-        // Nor put as a condition (“If you later enable Pages, we can switch the badge”).
-        .filter(|t| !["If ", "When ", "Once ", "Should "].iter().any(|c| t.starts_with(c)))
-        .filter(|t| overlap(t) > overlap(&claim.text))
-        .max_by_key(|t| overlap(t))
-        .map_or_else(|| Quote { idx: claim.idx, text: claim.text.clone() }, |text| Quote { idx: claim.idx, text })
+        .filter(apt)
+        .max_by_key(|t| overlap(t));
+    // Of the headings and list items, the first sharing the most, one holding a phrase
+    // the undoing quotes (“I was WRONG about "no password"”) first: a finding's heading
+    // comes before the advice that repeats its words. Nor a question, a plan or a
+    // lead-in (“Next step:”).
+    let quoted = undone.map(|u| quoted_phrases(&u.text)).unwrap_or_default();
+    let holds = |t: &str| {
+        let t = t.to_lowercase();
+        quoted.iter().any(|p| t.contains(p.as_str()))
+    };
+    let item = claims::structure_items(&m.text, QUOTE)
+        .into_iter()
+        .filter(|t| !t.trim_end().ends_with(['?', ':']) && claims::classify(t) != claims::Kind::Plan)
+        .filter(apt)
+        .fold(None::<String>, |b, t| match b {
+            Some(b) if (holds(&b), overlap(&b)) >= (holds(&t), overlap(&t)) => Some(b),
+            _ => Some(t),
+        });
+    // Prose first, unless an item shares more or holds the quoted phrase.
+    let said = match (prose, item) {
+        (Some(p), Some(i)) if overlap(&i) > overlap(&p) || (holds(&i) && !holds(&p)) => Some(i),
+        (Some(p), _) => Some(p),
+        (None, i) => i,
+    };
+    said.map_or_else(|| Quote { idx: claim.idx, text: claim.text.clone() }, |text| Quote { idx: claim.idx, text })
+}
+
+/// The phrases `text` puts in quotes (`"no password"`, “no password”), lower case; at
+/// least four characters each.
+fn quoted_phrases(text: &str) -> Vec<String> {
+    static QUOTED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r#""([^"]{4,80})"|“([^”]{4,80})”"#).expect("static regex"));
+    QUOTED
+        .captures_iter(text)
+        .filter_map(|c| c.get(1).or_else(|| c.get(2)))
+        .map(|m| m.as_str().trim().to_lowercase())
+        .collect()
 }
 
 /// The last call that returned before the claim was made, since the user's last turn:
