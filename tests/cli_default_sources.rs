@@ -45,6 +45,10 @@ fn index_without_paths_reads_every_agents_default_folder() {
     copy_tree(&corpus("cursor"), &home.join(".cursor/projects"));
     // Antigravity's trajectories under ~/.gemini/antigravity-ide/brain.
     copy_tree(&corpus("antigravity/brain"), &home.join(".gemini/antigravity-ide/brain"));
+    // Beside a trajectory, its `transcript_full.jsonl` (the same steps, nothing cut short)
+    // is read instead of it: one session, not two.
+    let logs = home.join(".gemini/antigravity-ide/brain/134d1ba9-b2ee-401e-8db2-5a57448111dd/.system_generated/logs");
+    fs::copy(logs.join("transcript.jsonl"), logs.join("transcript_full.jsonl")).unwrap();
     // Cline in VS Code, Roo Code in Cursor.
     copy_tree(&corpus("cline/saoudrizwan.claude-dev"), &config.join("Code/User/globalStorage/saoudrizwan.claude-dev"));
     copy_tree(
@@ -70,6 +74,8 @@ fn index_without_paths_reads_every_agents_default_folder() {
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["agent"].as_str().unwrap().to_string())
         .collect();
     formats.sort();
+    let full = String::from_utf8_lossy(&sessions.stdout).lines().any(|l| l.contains("transcript_full.jsonl"));
+    assert!(full, "the Antigravity session is read from transcript_full.jsonl");
     assert_eq!(
         formats,
         vec![

@@ -135,10 +135,16 @@ fn cursor_transcripts_match_their_records() {
 
 /// Antigravity: every `USER_INPUT` the person sent is one typed turn, every entry of a
 /// response's `tool_calls` one call, every result step (a `MODEL` step that is no response,
-/// an `ERROR_MESSAGE`) the result of one of them, every background task told finished, and
-/// every `run_command` call a command.
+/// an `ERROR_MESSAGE`) the result of one of them, every background task told finished,
+/// every `run_command` call a command, and every exit code a step states (its `exit_code`
+/// field, else its text, or the text of the message that told its task finished) the exit
+/// code of one call.
 #[test]
 fn antigravity_trajectories_match_their_steps() {
+    let stated = regex::Regex::new(
+        r"The command (?:exited with code|failed with exit code:) (\d+)|The command completed successfully",
+    )
+    .unwrap();
     for (rel, format) in rows().into_iter().filter(|(_, f)| f == "antigravity") {
         let Some(path) = real(&rel) else { continue };
         let parsed = formats::parse_file(&path, None).unwrap_or_else(|e| panic!("{rel}: {e:#}"));
@@ -146,8 +152,17 @@ fn antigravity_trajectories_match_their_steps() {
         assert!(parsed.bad.is_empty() && parsed.unknown.is_empty(), "{rel}: {:?} {:?}", parsed.bad, parsed.unknown);
         let s = &parsed.sessions[0];
         let (mut typed, mut calls, mut commands, mut results) = (0, 0, 0, 0);
+        let code_in =
+            |text: &str| stated.captures(text).map(|c| c.get(1).map_or(0, |n| n.as_str().parse::<i32>().unwrap()));
+        let mut codes = Vec::new();
         for line in std::fs::read_to_string(&path).unwrap().lines().filter(|l| !l.trim().is_empty()) {
             let v: Value = serde_json::from_str(line).unwrap();
+            let text = v["content"].as_str().unwrap_or("");
+            let code = v["exit_code"].as_i64().map(|c| c as i32).or_else(|| code_in(text));
+            let told = v["type"] == "SYSTEM_MESSAGE" && text.contains(" finished with result:");
+            if v["source"] == "MODEL" && v["type"] != "PLANNER_RESPONSE" || told {
+                codes.extend(code);
+            }
             match (v["source"].as_str().unwrap(), v["type"].as_str().unwrap()) {
                 ("USER_EXPLICIT", "USER_INPUT") => typed += 1,
                 ("MODEL", "PLANNER_RESPONSE") => {
@@ -166,5 +181,16 @@ fn antigravity_trajectories_match_their_steps() {
         assert!(s.messages.iter().all(|m| m.role != debrief::model::Role::Tool), "{rel}: a result joined no call");
         let running = s.messages.iter().flat_map(|m| &m.calls).filter_map(|c| c.result.as_ref()).filter(|r| r.running);
         assert_eq!(running.count(), 0, "{rel}: every background task was told finished");
+        let results = s.messages.iter().flat_map(|m| &m.calls).filter_map(|c| c.result.as_ref());
+        let mut read: Vec<i32> = results.filter_map(|r| r.exit_code).collect();
+        read.sort();
+        codes.sort();
+        assert_eq!(read, codes, "{rel}: exit codes");
+        let failed = s
+            .messages
+            .iter()
+            .flat_map(|m| &m.calls)
+            .filter(|c| c.result.as_ref().is_some_and(|r| r.exit_code.is_some_and(|e| e != 0) && !r.is_error));
+        assert_eq!(failed.count(), 0, "{rel}: a command that exited non-zero failed");
     }
 }

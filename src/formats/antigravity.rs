@@ -1,6 +1,8 @@
 //! Google Antigravity's step trajectories: `~/.gemini/antigravity/brain/<conversation
 //! id>/.system_generated/logs/transcript.jsonl` (the IDE's newer builds keep
-//! `~/.gemini/antigravity-ide/brain/…`, the CLI `~/.gemini/antigravity-cli/brain/…`).
+//! `~/.gemini/antigravity-ide/brain/…`, the CLI `~/.gemini/antigravity-cli/brain/…`),
+//! and `transcript_full.jsonl` beside it: the same steps with no output or argument cut
+//! short, read instead of `transcript.jsonl` when it is there (`walk`).
 //!
 //! One JSON object per step of the agent's trajectory, appended as it goes:
 //! `{step_index, source, type, status, created_at, content?, thinking?, tool_calls?,
@@ -12,7 +14,7 @@
 //! |---|---|
 //! | `USER_INPUT` from `USER_EXPLICIT` | the text inside `<USER_REQUEST>…</USER_REQUEST>` is the typed prompt; the harness's blocks around it (`<ADDITIONAL_METADATA>`, `<USER_SETTINGS_CHANGE>`) an injected system message before it; a `Model Selection` change names the session's model |
 //! | `PLANNER_RESPONSE` | an assistant message: `content` text, `thinking`, `tool_calls` `[{name, args}]` calls whose argument values are JSON written as strings (decoded; `run_command`'s `CommandLine` is the command, its `Cwd` the session's folder) |
-//! | any other `MODEL` step (`RUN_COMMAND`, `VIEW_FILE`, `CODE_ACTION`, `GENERIC`, …) and `ERROR_MESSAGE` | the result of the oldest call still waiting, from an earlier step (the steps have no call ids: the agent runs its calls in order, each result a step of its own); "The command failed with exit code: N" / "completed successfully" give the exit code; an `ERROR_MESSAGE`, an `error` field or `status: ERROR` is a failed call |
+//! | any other `MODEL` step (`RUN_COMMAND`, `VIEW_FILE`, `CODE_ACTION`, `GENERIC`, …) and `ERROR_MESSAGE` | the result of the oldest call still waiting, from an earlier step (the steps have no call ids: the agent runs its calls in order, each result a step of its own); "The command failed with exit code: N" / "completed successfully" / "exited with code N" (or the step's `exit_code`) give the exit code; an `ERROR_MESSAGE`, an `error` field or `status: ERROR` is a failed call |
 //! | other `USER_EXPLICIT` steps ("The USER performed the following action: …") | an injected system message: what the person did in the editor, not words to the agent |
 //! | a step with `status: RUNNING` ("Tool is running as a background task with task id: T") | the call's first part, still running; the `SYSTEM_MESSAGE` from `sender=T` ("Task id "T" finished with result: …") completes it and makes no message of its own |
 //! | `CHECKPOINT` | the compaction summary |
@@ -62,7 +64,7 @@ impl Format for Antigravity {
     }
 
     fn file_names(&self) -> &'static [&'static str] {
-        &[".system_generated/logs/transcript.jsonl"]
+        &[".system_generated/logs/transcript.jsonl", ".system_generated/logs/transcript_full.jsonl"]
     }
 
     fn folders(&self, places: &super::Places) -> Vec<super::Source> {
@@ -239,7 +241,9 @@ impl Reader {
         let content = str_of(v, "content").unwrap_or("");
         let output = without_stamps(if content.is_empty() { error.unwrap_or("") } else { content });
         let running = str_of(v, "status") == Some("RUNNING");
-        let exit_code = exit_code_of(&output);
+        // `transcript_full.jsonl` also gives a finished command's code as a field.
+        let field = v.get("exit_code").and_then(Value::as_i64).and_then(|c| i32::try_from(c).ok());
+        let exit_code = field.or_else(|| exit_code_of(&output));
         let result = CallResult {
             is_error: error.is_some()
                 || str_of(v, "type") == Some("ERROR_MESSAGE")
@@ -277,12 +281,21 @@ impl Reader {
         Ok(())
     }
 
-    /// A `SYSTEM_MESSAGE` telling that a background task ended: its result completes the
-    /// call that started it. False when it is no such message.
+    /// A `SYSTEM_MESSAGE` telling that a background task ended ("finished with result:",
+    /// "was canceled with result:", a timer that "was cancelled"): its result completes
+    /// the call that started it (a cancelled one without exit code). False when it is no such
+    /// message; a note on a task still running ("The command output has stabilized …")
+    /// leaves it running.
     fn task_finished(&mut self, content: &str, at: At) -> bool {
         let Some(sender) = field_after(content, "sender=") else { return false };
+        let finished = content.split_once(" finished with result:").map(|(_, r)| r);
+        let cancelled = [" was canceled", " was cancelled"].iter().any(|k| content.contains(k));
+        if finished.is_none() && !cancelled {
+            return false;
+        }
         let Some(id) = self.tasks.remove(sender) else { return false };
-        let told = content.split_once(" finished with result:").map_or(content, |(_, r)| r);
+        let told =
+            finished.or_else(|| content.split_once(" was canceled with result:").map(|(_, r)| r)).unwrap_or(content);
         let told = told.split("</SYSTEM_MESSAGE>").next().unwrap_or(told);
         let output = told.rsplit_once("\nLog: ").map_or(told, |(o, _)| o).trim().to_string();
         let exit_code = exit_code_of(&output);
@@ -317,13 +330,18 @@ fn call(c: &Value, step: u64, k: usize) -> Call {
     Call { id: format!("step-{step}.{k}"), name, input, command, result: None, continues: None }
 }
 
-/// The exit code a command's result states.
+/// The exit code a command's result states: "The command failed with exit code: N" /
+/// "The command completed successfully" (transcript.jsonl of the IDE), "The command
+/// exited with code N." (as the CLI writes its `transcript_full.jsonl`).
 fn exit_code_of(output: &str) -> Option<i32> {
     output.lines().map(str::trim).find_map(|l| {
         if l.starts_with("The command completed successfully") {
             return Some(0);
         }
-        l.strip_prefix("The command failed with exit code:")?.trim().trim_end_matches('.').parse().ok()
+        let code = l
+            .strip_prefix("The command failed with exit code:")
+            .or_else(|| l.strip_prefix("The command exited with code"));
+        code?.trim().trim_end_matches('.').parse().ok()
     })
 }
 
@@ -368,6 +386,8 @@ mod tests {
         assert_eq!(exit_code_of(failed), Some(1));
         assert_eq!(exit_code_of("\t\tThe command completed successfully.\n\t\tOutput:\n"), Some(0));
         assert_eq!(exit_code_of("Created file x.md"), None);
+        assert_eq!(exit_code_of("\n\t\t\t\tThe command exited with code 127.\n\t\t\t\tOutput:\n"), Some(127));
+        assert_eq!(exit_code_of("The command exited with code 0.\n\t\tStdout:\n"), Some(0));
         let started = "Tool is running as a background task with task id: 134d/task-32\nTask Description: pip";
         assert_eq!(background_task(started).as_deref(), Some("134d/task-32"));
         assert_eq!(without_stamps("Created At: a\nCompleted At: b\nout\nmore"), "out\nmore");

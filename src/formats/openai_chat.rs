@@ -135,11 +135,17 @@ impl Format for OpenAiChat {
 /// Whether an item's fields are those of an OpenAI chat message: a `role` OpenAI
 /// defines and a `content` (or, for a call-only reply, `tool_calls`). Lists of other
 /// agents' items (`{role, text}`, `{ts, type, say}`) are not this format.
+/// A chat message: a known `role` with `content` or `tool_calls`. An Amp thread's messages
+/// (`{v, id: "T-…", env, messages: [{role, messageId, content: [text | thinking | tool_use
+/// | tool_result]}]}`) look alike but carry a `messageId`, which no chat message has: read
+/// as a chat they would lose every call and result, so they are not claimed.
 fn is_chat_message(fields: &[(String, &str)]) -> bool {
     let role = super::field(fields, "role").and_then(|r| serde_json::from_str::<String>(r).ok());
     let known =
         role.is_some_and(|r| matches!(r.as_str(), "system" | "developer" | "user" | "assistant" | "tool" | "function"));
-    known && (super::field(fields, "content").is_some() || super::field(fields, "tool_calls").is_some())
+    known
+        && (super::field(fields, "content").is_some() || super::field(fields, "tool_calls").is_some())
+        && super::field(fields, "messageId").is_none()
 }
 
 pub(crate) fn stem(path: &Path) -> String {
