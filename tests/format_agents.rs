@@ -562,3 +562,36 @@ fn antigravity_steps() {
         assert_eq!(f.sniff(&corpus(rel), &formats::read_head(&corpus(rel)).unwrap()), 0, "{rel}");
     }
 }
+
+/// The CLI's `transcript_full.jsonl` steps (after the real one `tests/real_agents.rs` reads,
+/// `alexsaab/anarchy-database-client`): "The command exited with code N." and an
+/// `exit_code` field give the exit code; a background task's "output has stabilized" note
+/// leaves it running, and the later "was canceled" ends it without an exit code.
+#[test]
+fn antigravity_cli_exit_codes_and_cancelled_tasks() {
+    let steps = [
+        r#"{"step_index":0,"source":"USER_EXPLICIT","type":"USER_INPUT","status":"DONE","created_at":"2026-08-04T08:49:05Z","content":"<USER_REQUEST>\npackage it\n</USER_REQUEST>"}"#,
+        r#"{"step_index":1,"source":"MODEL","type":"PLANNER_RESPONSE","status":"DONE","created_at":"2026-08-04T08:49:06Z","tool_calls":[{"name":"run_command","args":{"CommandLine":"\"ls nope\"","Cwd":"\"/w\""}}]}"#,
+        r#"{"step_index":2,"source":"MODEL","type":"RUN_COMMAND","status":"DONE","exit_code":2,"created_at":"2026-08-04T08:49:07Z","content":"Created At: x\nCompleted At: y\n\n\t\t\t\tThe command exited with code 2.\n\t\t\t\tOutput:\n\t\t\t\tls: nope: No such file\n"}"#,
+        r#"{"step_index":3,"source":"MODEL","type":"PLANNER_RESPONSE","status":"DONE","created_at":"2026-08-04T08:49:08Z","tool_calls":[{"name":"run_command","args":{"CommandLine":"\"vsce package\"","Cwd":"\"/w\""}}]}"#,
+        r#"{"step_index":4,"source":"MODEL","type":"RUN_COMMAND","status":"RUNNING","created_at":"2026-08-04T08:49:09Z","content":"Created At: x\nTool is running as a background task with task id: c1/task-4\nTask Description: vsce package"}"#,
+        r#"{"step_index":5,"source":"SYSTEM","type":"SYSTEM_MESSAGE","status":"DONE","created_at":"2026-08-04T08:49:15Z","content":"<SYSTEM_MESSAGE>\n[Message] timestamp=t sender=c1/task-4 priority=MESSAGE_PRIORITY_HIGH content=The command output has stabilized for 5s. The output delta since last check is: Executing prepublish script\n</SYSTEM_MESSAGE>"}"#,
+        r#"{"step_index":6,"source":"SYSTEM","type":"SYSTEM_MESSAGE","status":"DONE","created_at":"2026-08-04T08:49:20Z","content":"<SYSTEM_MESSAGE>\n[Message] timestamp=t sender=c1/task-4 priority=MESSAGE_PRIORITY_LOW content=Task id \"c1/task-4\" was canceled with result: Step was canceled: context canceled\n</SYSTEM_MESSAGE>"}"#,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c1/.system_generated/logs/transcript_full.jsonl");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, steps.join("\n") + "\n").unwrap();
+    let parsed = formats::parse_file(&path, None).unwrap();
+    assert_eq!(parsed.format.id(), "antigravity");
+    let s = &parsed.sessions[0];
+    assert_eq!(s.meta.id, "c1");
+    let calls: Vec<_> = s.messages.iter().flat_map(|m| &m.calls).collect();
+    let failed = calls[0].result.as_ref().unwrap();
+    assert_eq!((failed.exit_code, failed.is_error), (Some(2), true));
+    let cancelled = calls[1].result.as_ref().unwrap();
+    assert!(!cancelled.running && cancelled.exit_code.is_none(), "{cancelled:?}");
+    assert!(cancelled.output.contains("Step was canceled"), "{cancelled:?}");
+    // The note came while the task ran: a system message, not the task's end.
+    assert!(s.messages.iter().any(|m| m.role == Role::System && m.text.contains("output has stabilized")));
+}
