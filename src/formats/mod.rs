@@ -367,7 +367,7 @@ pub struct Line<'a> {
     /// The file ended without a newline after this line: it may still be being
     /// written. [`Line::json`] leaves it for the next run when it cannot read it.
     pub unterminated: bool,
-    /// Where a line left for the next run is noted ([`Input::kept`]).
+    /// Where its `Input` notes a line left for the next run.
     kept: &'a Cell<Option<u64>>,
     /// Room for the line with invalid UTF-8 replaced, which a record may borrow from.
     repaired: &'a mut Option<String>,
@@ -394,7 +394,7 @@ impl<'a> Line<'a> {
     ///
     /// Invalid UTF-8 is replaced, and the line is reported as repaired.
     pub fn json<T: Deserialize<'a>>(self, sink: &mut dyn Sink) -> Option<JsonLine<'a, T>> {
-        let at = At { line: self.number, offset: self.offset };
+        let at = At::of(&self);
         let text = self.bytes.trim_ascii_start();
         if text.is_empty() {
             return None;
