@@ -721,6 +721,14 @@ def self_correction():
         A("The SSH agent has the keys now; try the login again."),
     ]
     write("self-correction", "neg-has-the-keys-after-adding", steps)
+    # "You're right to start now" grants a request: the next sentence is the plan, even
+    # with "no longer" in it.
+    steps = [
+        A("The dashboard reads its figures from the local cache."),
+        U("We will move the figures to the metrics service soon; prepare for it."),
+        A("You're right to begin now. I'm going to add a provider seam so the dashboard no longer reads the cache directly."),
+    ]
+    write("self-correction", "neg-concession-then-plan", steps)
 
 
 def polling_timeout():
