@@ -166,3 +166,24 @@ fn detectors_lists_the_registry_and_prints_each_doc() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown detector `no-such-thing`"));
 }
+
+#[test]
+fn detect_over_a_folder_gives_the_same_findings_each_run() {
+    // The files are read on several threads; the findings must not depend on which
+    // thread finished first (a helper once saw two runs differ).
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = tmp.path().join("ix");
+    let dir = corpus("detectors");
+    let run = || {
+        let out = debrief(&ix).arg("detect").arg(&dir).arg("--json").output().unwrap();
+        assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    };
+    let first = run();
+    let found = json_lines(&debrief(&ix).arg("detect").arg(&dir).arg("--json").output().unwrap());
+    let sources: BTreeSet<&str> = found.iter().filter_map(|f| f["source"].as_str()).collect();
+    assert!(sources.len() >= 10, "a folder of many sessions: {} sources", sources.len());
+    for _ in 0..3 {
+        assert!(run() == first, "two runs of detect over the same folder differ");
+    }
+}

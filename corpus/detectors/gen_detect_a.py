@@ -527,6 +527,26 @@ def noisy_search():
         A("", sh("rg -n 'COPY .* /src' -S --glob '**/Dockerfile' && rg --files", "ocodex/Dockerfile:6:COPY ocodex /src/ocodex\n" + head_cut)),
     ]
     write("noisy-search", "neg-search-before-listing-head-cut", steps)
+    # A cut of hundreds of match lines buries the few sought, however much it kept; a
+    # short list the cut mostly kept is neg-cut-kept-most above.
+    flood = [f"web/src/panels/p{i % 30}.tsx:{10 + i}:  const tab = useTab('panel-{i}');" for i in range(460)]
+    claude = [
+        U("Where is the settings tab registered?"),
+        A("", sh("grep -rn 'tab\\|panel' web/src", "\n".join(flood[:420]) + "\n\n... [40 lines truncated] ...")),
+    ]
+    codex = [
+        U("Where is the settings tab registered?"),
+        A("", sh("rg -n 'tab|panel' web/src", "Total output lines: 460\n\n" + "\n".join(flood[:210]) + "…640 tokens truncated…" + "\n".join(flood[-200:]))),
+    ]
+    write("noisy-search", "pos-cut-of-hundreds", claude, codex_steps=codex)
+    # Long match lines are the search's whatever else the call printed; a long line that
+    # is no match line may be the other command's.
+    bundle = "site/build/app-3f2a.js:7:" + "var q=function(){return 1};" * 330
+    out = "docs/deploy.md:4:deploy with surge\n" + bundle + "\nsite/index.html:9:<form data-surge>\nno surge.json"
+    cmd = "rg -n 'surge' -S .; if [ -f surge.json ]; then cat surge.json; else echo 'no surge.json'; fi"
+    write("noisy-search", "pos-match-lines-beside-a-branch", [U("How is the site deployed?"), A("", sh(cmd, out))])
+    dumped = "docs/deploy.md:4:deploy with surge\n" + '{"surge":1,"x":2}' * 600
+    write("noisy-search", "neg-long-line-beside-a-branch", [U("How is the site deployed?"), A("", sh(cmd, dumped))])
     write(
         "noisy-search",
         "neg-loop-probe",
@@ -701,6 +721,14 @@ def self_correction():
         A("The SSH agent has the keys now; try the login again."),
     ]
     write("self-correction", "neg-has-the-keys-after-adding", steps)
+    # "You're right to start now" grants a request: the next sentence is the plan, even
+    # with "no longer" in it.
+    steps = [
+        A("The dashboard reads its figures from the local cache."),
+        U("We will move the figures to the metrics service soon; prepare for it."),
+        A("You're right to begin now. I'm going to add a provider seam so the dashboard no longer reads the cache directly."),
+    ]
+    write("self-correction", "neg-concession-then-plan", steps)
 
 
 def polling_timeout():

@@ -223,7 +223,41 @@ def handed_back():
         write(D, "neg-nothing-changed-or-offered", neg, formats=(fmt,), codex_steps=neg if fmt == "codex" else None)
 
 
+def undone_and_prescribed():
+    """An error naming an operand of the command the assistant gave to run, and an order
+    to take out of a file what the turn just put in it (held-out cx43 [msg 18], cx51
+    [msg 41]); near misses: the same error when the output was asked for, and a removal
+    that tidies up what the person had asked to be put in that file."""
+    gave = "`--target` takes a triple, not a folder.\n\nUse: `cargo build --release --manifest-path tools/gen/Cargo.toml --target x86_64-unknown-linux-gnu`"
+    error = "error: manifest path `tools/gen/Cargo.toml` does not exist"
+    for fmt in ("claude", "codex"):
+        persona = "## Usage\n\n## Reviewer Persona\nYou review every change for missing tests."
+        pos = [
+            U("cargo build --target linux says the target is invalid"),
+            A(gave),
+            U(error),
+            A("You ran it from inside tools/, so the path was prefixed twice."),
+            U("Give this repo a reviewer persona; the guide only describes the code."),
+            A("", change(fmt, "docs/GUIDE.md", "## Usage", persona)),
+            A("Added a Reviewer Persona section to docs/GUIDE.md with the full persona text."),
+            ide("good grief, remove the persona from the GUIDE", fmt),
+        ]
+        neg = [
+            U("cargo build --target linux says the target is invalid"),
+            A("Run `cargo build --release --manifest-path tools/gen/Cargo.toml` and paste the output here."),
+            U(error),
+            A("You ran it from inside tools/, so the path was prefixed twice."),
+            U("add a reviewer persona section to the GUIDE so I can try it"),
+            A("", change(fmt, "docs/GUIDE.md", "## Usage", persona)),
+            A("Added a Reviewer Persona section to docs/GUIDE.md."),
+            ide("ok, now remove the persona from the GUIDE", fmt),
+        ]
+        write(D, "pos-undone-and-prescribed", pos, formats=(fmt,), codex_steps=pos if fmt == "codex" else None)
+        write(D, "neg-tidy-up-and-asked-output", neg, formats=(fmt,), codex_steps=neg if fmt == "codex" else None)
+
+
 if __name__ == "__main__":
     positives()
     negatives()
     handed_back()
+    undone_and_prescribed()

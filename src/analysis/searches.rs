@@ -89,6 +89,12 @@ pub struct Shape {
     /// says how much there was ("Total output lines: 779", "[... omitted 0 of 178
     /// lines ...]", "… [4210 lines truncated] …", "…11211 tokens truncated…").
     pub cut_share: Option<f64>,
+    /// How many lines the whole output had before the cut, when the tool says
+    /// ("Total output lines: 421", "omitted 0 of 178 lines", "… [4210 lines truncated] …").
+    pub total_lines: Option<usize>,
+    /// Every long line (at least [`LONG_LINE`] bytes) is a match line of a search
+    /// (`path:12:…`, as `grep -n`/`rg -n` print them), so a search printed them.
+    pub long_are_matches: bool,
     /// What the longest line is, when it is recognisably a dump ("ServerArgs(…) dump").
     pub dump: Option<String>,
 }
@@ -101,6 +107,15 @@ const SWAMP_LINE: usize = 2000;
 const SWAMP_BYTES: usize = 4000;
 /// Longer than a match line of source code (`src/a.rs:12:    let x = …`).
 const WIDE_LINE: usize = 300;
+/// A search whose whole output had this many lines matched more than a person reads:
+/// when the tool had to cut it, the few matches sought are buried among the rest,
+/// however much of it was kept.
+const FLOOD_LINES: usize = 300;
+
+/// A match line as `grep -n`/`rg -n` print it: a file name (a Windows drive allowed),
+/// a line number, then the line.
+static MATCH_LINE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\A(?:[A-Za-z]:)?[^\s:]+:\d+:").expect("match-line regex is valid"));
 
 /// How harnesses say how much output there was, or how much they cut.
 static AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
@@ -115,18 +130,22 @@ static AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
     .expect("truncation-amount regex is valid")
 });
 
-/// Share of the whole output that the tool cut, from what its marker says.
-fn cut_share(text: &str, bytes: usize, lines: usize) -> Option<f64> {
+/// Share of the whole output that the tool cut, and how many lines the whole output
+/// had, from what its marker says.
+fn cut_share(text: &str, bytes: usize, lines: usize) -> (Option<f64>, Option<usize>) {
     let share = |cut: f64, total: f64| (total > 0.0).then(|| (cut / total).clamp(0.0, 1.0));
     let num = |c: &regex::Captures, k: &str| c.name(k).and_then(|m| m.as_str().parse::<f64>().ok());
     // Lines shown: the marker's own line and the header are not output.
     let shown = lines.saturating_sub(1) as f64;
     let mut best: Option<f64> = None;
+    let mut total_lines: Option<f64> = None;
     for c in AMOUNT.captures_iter(prefix(text, 200_000)) {
         let s = if let Some(total) = num(&c, "total").or_else(|| num(&c, "of")) {
+            total_lines = Some(total_lines.map_or(total, |t| t.max(total)));
             // "omitted 0 of 178 lines" when the cut was by bytes: count what is shown.
             share((total - shown).max(num(&c, "omitted").unwrap_or(0.0)), total)
         } else if let Some(cut) = num(&c, "cut_lines") {
+            total_lines = Some(total_lines.map_or(cut + shown, |t| t.max(cut + shown)));
             share(cut, cut + shown)
         } else if let Some(tokens) = num(&c, "tokens") {
             share(tokens * 4.0, tokens * 4.0 + bytes as f64)
@@ -148,19 +167,41 @@ fn cut_share(text: &str, bytes: usize, lines: usize) -> Option<f64> {
             (a, b) => a.or(b),
         };
     }
-    best
+    (best, total_lines.map(|t| t as usize))
 }
 
 impl Shape {
+    /// The shape of a call's output as the tool returned it: [`Shape::of`] its
+    /// [`payload`], with the line count that Codex states in the header above the
+    /// payload ("Total output lines: 421").
+    pub fn of_output(raw: &str) -> Shape {
+        let body = payload(raw);
+        let mut shape = Shape::of(body);
+        if shape.truncated.is_some() {
+            let header = &raw[..raw.len() - body.len()];
+            let total =
+                header.lines().find_map(|l| l.trim().strip_prefix("Total output lines: ")?.parse::<usize>().ok());
+            if let Some(total) = total.filter(|t| *t > 0) {
+                // The marker's own line is not output.
+                let cut = total.saturating_sub(shape.lines.saturating_sub(1)) as f64 / total as f64;
+                shape.cut_share = Some(shape.cut_share.map_or(cut, |c| c.max(cut)));
+                shape.total_lines = Some(shape.total_lines.map_or(total, |t| t.max(total)));
+            }
+        }
+        shape
+    }
+
     pub fn of(text: &str) -> Shape {
         let mut longest: Vec<(usize, &str)> = Vec::with_capacity(4);
         let (mut lines, mut long_lines, mut long_bytes, mut wide_bytes) = (0, 0, 0, 0);
+        let mut long_are_matches = true;
         for line in text.lines() {
             lines += 1;
             let len = line.len();
             if len >= LONG_LINE {
                 long_lines += 1;
                 long_bytes += len;
+                long_are_matches &= MATCH_LINE.is_match(line);
             }
             if len >= WIDE_LINE {
                 wide_bytes += len;
@@ -175,7 +216,10 @@ impl Shape {
         let share = |n: usize| if bytes == 0 { 0.0 } else { n as f64 / bytes as f64 };
         let dump = longest.first().filter(|(l, _)| *l >= LONG_LINE).and_then(|(_, line)| describe_line(line));
         let truncated = TRUNCATION.find(text).map(|m| m.as_str().to_string());
-        let cut_share = truncated.as_ref().and_then(|_| cut_share(text, bytes, lines));
+        let (cut_share, total_lines) = match truncated {
+            Some(_) => cut_share(text, bytes, lines),
+            None => (None, None),
+        };
         Shape {
             bytes,
             lines,
@@ -185,6 +229,8 @@ impl Shape {
             wide_share: share(wide_bytes),
             truncated,
             cut_share,
+            total_lines,
+            long_are_matches: long_are_matches && long_lines > 0,
             dump,
         }
     }
@@ -198,10 +244,14 @@ impl Shape {
     }
 
     /// The tool cut the output so that the matches are buried: it cut at least half of
-    /// it (or does not say how much), or what it kept is mostly long lines. A cut that
-    /// kept most of a list of ordinary match lines left them readable.
+    /// it (or does not say how much), or what it kept is mostly long lines, or the whole
+    /// output ran to hundreds of lines ([`FLOOD_LINES`]). A cut that kept most of a
+    /// short list of ordinary match lines (101 of 178) left them readable.
     pub fn cut_buries(&self) -> bool {
-        self.truncated.is_some() && (self.cut_share.is_none_or(|c| c >= 0.5) || self.wide_share >= 1.0 / 3.0)
+        self.truncated.is_some()
+            && (self.cut_share.is_none_or(|c| c >= 0.5)
+                || self.wide_share >= 1.0 / 3.0
+                || self.total_lines.is_some_and(|t| t >= FLOOD_LINES))
     }
 
     /// The tool kept the head of the output and dropped the rest (Codex CLI's

@@ -216,7 +216,7 @@ fn failed_searches(msgs: &[Message], i: usize, read: &PositionalRead) -> Vec<Fai
                 if reads_between.iter().any(|r| s.targets.iter().any(|t| t.covers(&r.target, out))) {
                     continue;
                 }
-                let shape = Shape::of(out);
+                let shape = Shape::of_output(&res.output);
                 let why = if s.sole && shape.swamped() {
                     Some(Why::Swamped(shape.swamp_phrase()))
                 } else if s.sole && shape.cut_buries() {

@@ -2,7 +2,7 @@
 //! truncated by the tool, so the matches it was after are buried.
 
 use super::{Cited, Details, Detector, Finding, SessionView, Telling};
-use crate::analysis::searches::{self, Shape, payload};
+use crate::analysis::searches::{self, Shape};
 use crate::analysis::text::{clip_line, human_bytes};
 
 pub struct NoisySearch;
@@ -20,11 +20,15 @@ A pattern search of a file, folder or log (`grep`, `rg`, `ag`, `ack`, `git grep`
 - the tool cut the output (`... [N lines truncated] ...`, `[... omitted N of M lines
   ...]`, `…N tokens truncated…`) and so buried the matches: it cut at least half of
   the output (or does not say how much), or what it kept is mostly long lines (300+
-  characters, a third of the bytes).
+  characters, a third of the bytes), or the whole output ran to 300 lines or more (the
+  search matched hundreds of lines, and the few it was after are among them, however
+  much of them the cut kept).
 
 A search that is one part of a list counts when the other parts that print are searches
-too (`rg -n a src && rg -n b src | head -50`: the output is still the searches'), or when
-it printed last and the tool kept only the head of the output, so that its matches are
+too (`rg -n a src && rg -n b src | head -50`: the output is still the searches'), when the
+long lines that swamp the output are match lines (`dist/index.js:48:…`, as `rg -n` prints
+them) whatever else the call printed (`rg -n x .; if (Test-Path f) { cat f } else { echo
+none }`), or when it printed last and the tool kept only the head of the output, so that its matches are
 what the cut dropped (`ls -la && rg --files && rg -n 'COPY' --glob Dockerfile`, cut after
 256 lines).
 
@@ -48,7 +52,8 @@ of the same log say the log needs a better filter (`grep -v`, `cut -c1-300`, `rg
 ## Not an instance
 
 - Long output made of many ordinary lines that was not truncated (a big but readable
-  result), or that the tool cut but kept most of (101 of 178 match lines shown).
+  result), or a short list that the tool cut but kept most of (101 of 178 match lines
+  shown).
 - A listing of files (`rg --files`, `rg --files | rg README`, `ag -g`, `find`, `ls -R`,
   glob tools): it has no pattern whose matches could be buried, even when it is cut.
 - A search of a program's output (`ps aux | grep python`, `pip list | grep torch`): it
@@ -77,18 +82,20 @@ impl Detector for NoisySearch {
         for m in view.messages.iter().filter(|m| !m.calls.is_empty()) {
             'calls: for c in &m.calls {
                 let Some(res) = &c.result else { continue };
-                let output = payload(&res.output);
+                let shape = Shape::of_output(&res.output);
                 for s in searches::searches(c) {
                     if s.in_loop {
                         continue;
                     }
-                    let shape = Shape::of(output);
                     // Printed last, under other commands' output that the tool kept.
                     let cut_after = !s.among_searches && s.prints_last && shape.cut_keeps_head();
-                    if !s.among_searches && !cut_after {
+                    // The long lines are match lines (`path:48:…`): a search printed them,
+                    // whatever else the call printed around them.
+                    let own_lines = shape.swamped() && shape.long_are_matches;
+                    if !s.among_searches && !cut_after && !own_lines {
                         continue;
                     }
-                    let what = if cut_after {
+                    let what = if cut_after && !own_lines {
                         let marker = clip_line(shape.truncated.as_deref().unwrap_or_default(), 50);
                         format!("it printed last, and the tool kept only the head of the call's output ({marker})")
                     } else if shape.swamped() {
@@ -197,6 +204,39 @@ mod tests {
             format!("log/tui.log:9: INFO FunctionCall: {}\n", "x".repeat(700)).repeat(60)
         );
         assert_eq!(ran("rg -n linear log/tui.log", &wide).len(), 1, "what was kept is long records");
+    }
+
+    #[test]
+    fn a_cut_of_hundreds_of_matches_buries_them_though_most_were_kept() {
+        // Codex cut 30 of 460 match lines: what is left is still hundreds of matches.
+        let head = "web/src/panel.tsx:12:  const tab = useTab();\n".repeat(220);
+        let tail = "web/src/store.ts:88:  tab: 'home',\n".repeat(209);
+        let out = format!(
+            "Exit code: 0\nWall time: 1.2 seconds\nTotal output lines: 460\nOutput:\n{head}web/src/x…640 tokens truncated…ts:9: tab\n{tail}"
+        );
+        let f = ran("rg -n 'tab|panel|store' web/src", &out);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].summary, "rg over src: the tool cut 13% of its output (…640 tokens truncated…)");
+        // Near miss: the same cut of a short list (160 of 178 lines kept) left it readable.
+        let short = format!("Total output lines: 178\n\n{}…90 tokens truncated…\n", &head[..head.len() / 220 * 160]);
+        assert!(ran("rg -n 'tab|panel|store' web/src", &short).is_empty(), "a short list, mostly kept");
+    }
+
+    #[test]
+    fn long_match_lines_are_the_searchs_whatever_else_printed() {
+        // A search then a branch that prints a file or a note: the 9 KB line is a match
+        // line of the search (`path:line:`), so the search swamped the output.
+        let bundle = format!("./site/build/app-3f2a.js:7:{}\n", "var q=function(){return 1};".repeat(330));
+        let out = format!(
+            "./docs/deploy.md:4:deploy with surge\n{bundle}./site/index.html:9:<form data-surge>\nno surge.json\n"
+        );
+        let cmd = "rg -n \"surge\" -S .; if (Test-Path surge.json) { cat surge.json } else { echo 'no surge.json' }";
+        let f = ran(cmd, &out);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].summary.starts_with("rg over .: a 9 KB minified code line is 99%"), "{}", f[0].summary);
+        // Near miss: the long line is no match line, so the file the branch printed may be it.
+        let dumped = format!("./docs/deploy.md:4:deploy with surge\n{}\n", "{\"surge\":1,\"x\":2}".repeat(600));
+        assert!(ran(cmd, &dumped).is_empty(), "the long line may be the cat's");
     }
 
     #[test]

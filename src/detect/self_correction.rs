@@ -150,11 +150,13 @@ static FAULT: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("fault regex is valid")
 });
-/// A concession that goes on to what will be done ("you're right, we should use get"):
-/// it accepts a request, it does not take back a claim.
+/// A concession that goes on to what will be done ("you're right, we should use get";
+/// "You're right to start now. I'm going to add …"): it accepts a request, it does not
+/// take back a claim.
 static FORWARD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?i)^(?:(?:so|then|and)\s+)?(?:we|I|you)\s*(?:should|shouldn['’]t|need|needn['’]t|must|['’]ll|will|can|could|have\s+to|ought)\b",
+        r"(?i)^(?:(?:so|then|and)\s+)?(?:we|I|you)\s*(?:should|shouldn['’]t|need|needn['’]t|must|['’]ll|will|can|could|have\s+to|ought",
+        r"|(?:['’]m|am|['’]re|are)\s+going\s+to)\b",
         r"|^(?:let['’]s|let\s+me)\b|^(?:我们|我們|我)(?:应该|應該|需要|会|會|来|來|可以|马上|馬上)|^(?:让我|讓我)",
     ))
     .expect("forward regex is valid")
@@ -841,6 +843,16 @@ mod tests {
             ),
         ];
         assert!(run(&granted).is_empty());
+        // Granting a request to act: the next sentence is the plan, though it says "no longer".
+        let planned = vec![
+            said(1, "The dashboard reads its figures from the local cache."),
+            user(2, "we will move the figures to the new metrics service soon, prepare for it"),
+            said(
+                3,
+                "You're right to begin now. I'm going to add a provider seam so the dashboard no longer reads the cache directly.",
+            ),
+        ];
+        assert!(run(&planned).is_empty());
     }
 
     #[test]

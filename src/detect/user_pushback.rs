@@ -56,6 +56,9 @@ person had to step in:
 - a pasted error right after a success claim: the turn is mostly a traceback, compiler
   errors or CI output, and the assistant's last word was "Done", "fixed", "should now
   work", "all tests pass" — or "fix:" over a pasted terminal run of it, error line or not.
+  Or an error naming an operand of a command the assistant gave to run ("Use: `cargo
+  build --manifest-path a/Cargo.toml`" → "error: manifest path `a/Cargo.toml` does not
+  exist"): the prescribed command failed.
   A turn that edited files and then said anything ("Rebuilt the grid …", "Agreed, and
   enforced.") handed the change back just as well;
 - the reply of the program the assistant set up, pasted: it declines what it was set up
@@ -67,8 +70,9 @@ person had to step in:
   reports are created and staged … you can complete the commit", "ensure that your
   pending tasks are complete" after "I've completed issue #1";
 - a plain "no, …" correction ("no, set the working dir to …") when the assistant had
-  not asked a question, and "NO, don't do that" or "Don't edit the README.md" right
-  after it changed that file;
+  not asked a question, and "NO, don't do that", "Don't edit the README.md" or "remove
+  the agent from the README" right after it changed that file (unless the person's
+  previous turn asked to put something in it);
 - a challenge to a refusal: "why won't you run it?", "you have permission to run the
   commands", "I'm confident you can restart yourself";
 - a location given after the assistant concluded something was not there ("M-Claude is
@@ -412,6 +416,26 @@ fn fix_paste(text: &str) -> Option<String> {
     PROMPT_RUN.is_match(rest).then(|| first.to_string())
 }
 
+/// A quoted operand in an error line: "manifest path `a/Cargo.toml` does not exist".
+static QUOTED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[`'‘]([^`'’\s]{4,120})[`'’]").expect("quoted-operand regex is valid"));
+/// A code span of an assistant message.
+static CODE_SPAN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"`([^`\n]+)`").expect("code-span regex is valid"));
+
+/// The pasted error names an operand of a command line the assistant's message gave in
+/// a code span ("Use: `cargo build --manifest-path a/Cargo.toml`" → "error: manifest path
+/// `a/Cargo.toml` does not exist"): the command it prescribed failed, as a claimed fix
+/// would have.
+fn names_prescribed(error: &str, m: &Message) -> bool {
+    let commands: Vec<&str> = CODE_SPAN
+        .captures_iter(&m.text)
+        .filter_map(|c| c.get(1))
+        .map(|c| c.as_str())
+        .filter(|c| c.trim().contains(' '))
+        .collect();
+    QUOTED.captures_iter(error).any(|q| commands.iter().any(|c| c.split_whitespace().any(|w| w == &q[1])))
+}
+
 /// Markers of a pasted error or log line.
 static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
@@ -699,6 +723,14 @@ impl Detector for UserPushback {
             {
                 found = Some((Kind::Pasted, e));
             } else if let Some(l) = last
+                && !asked
+                && let Some(e) =
+                    w.error.clone().filter(|_| (w.pasted_lines >= 1 && w.pasted_chars >= own_chars) || own_chars == 0)
+                && names_prescribed(&e, &msgs[l])
+            {
+                // The command the assistant gave to run failed on what it named.
+                found = Some((Kind::Pasted, e));
+            } else if let Some(l) = last
                 && let Some((first, _)) = sents.first()
                 && REFUSAL.is_match(first)
                 && OFFERS_INSTEAD.is_match(&w.own)
@@ -740,7 +772,8 @@ impl Detector for UserPushback {
                 found = Some((Kind::No, first.to_string()));
             } else if changed.is_some()
                 && let Some((first, _)) = sents.first()
-                && forbids_edited(first, msgs, from, i)
+                && (forbids_edited(first, msgs, from, i)
+                    || undoes_edited(first, prev_turn.map(|p| typed(&msgs[p].text)).as_deref(), msgs, from, i))
             {
                 found = Some((Kind::No, first.to_string()));
             }
@@ -877,11 +910,51 @@ static FORBIDS: LazyLock<Regex> = LazyLock::new(|| {
 /// it rejects what was just done ("Don't edit the README.md... It's README file not an
 /// EDITME file" after the README was edited twice).
 fn forbids_edited(first: &str, msgs: &[Message], from: usize, i: usize) -> bool {
-    let Some(c) = FORBIDS.captures(first) else { return false };
-    let named = c[1].trim_end_matches('.').to_lowercase();
+    FORBIDS.captures(first).is_some_and(|c| edited_file(&c[1], msgs, from, i))
+}
+
+/// An order to take something out of a file, opening a turn (after an interjection at
+/// most): "jesus, remove the section from the README".
+static UNDO_ORDER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)(?:^|[,;:!—–-]\s*)(?:please\s+|now\s+|just\s+)?(?:remove|delete|revert|undo|take\s+out|get\s+rid\s+of|roll\s+back)\s+(?:.{1,60}?\s+)?(?:from|out\s+of)\s+(?:the\s+|my\s+|our\s+)?([\w./\\-]+)",
+    )
+    .expect("undo-order regex is valid")
+});
+/// Asking to put something in a file: what a later removal from it then only tidies up.
+static PUT_IN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:add|put|insert|include|append|write|place)\b").expect("put-in regex is valid")
+});
+
+/// A file of `msgs[from..i]`'s edits that `named` names: by its file name, or by its name
+/// without the extension ("the README" for README.md).
+fn edited_file(named: &str, msgs: &[Message], from: usize, i: usize) -> bool {
+    let named = named.trim_end_matches(['.', ',', '!']).to_lowercase();
     let base = |p: &str| p.rsplit(['/', '\\']).next().unwrap_or(p).to_lowercase();
+    let stem = |p: &str| {
+        let b = base(p);
+        b.split_once('.').map_or(b.clone(), |(s, _)| s.to_string())
+    };
     !named.is_empty()
-        && msgs[from..i].iter().flat_map(|m| &m.calls).flat_map(edits).any(|e| base(&e.file) == base(&named))
+        && msgs[from..i]
+            .iter()
+            .flat_map(|m| &m.calls)
+            .flat_map(edits)
+            .any(|e| base(&e.file) == base(&named) || (!named.contains('.') && stem(&e.file) == named))
+}
+
+/// The turn opens by ordering something out of a file the assistant edited in
+/// `from..i`: it undoes what was just done ("remove the agent from the README" after an
+/// agent section was added to README.md). Not when the person's previous turn asked to
+/// put something in that file ("add debug prints to main.py" … "now remove the prints
+/// from main.py"): that removal tidies up what they asked for.
+fn undoes_edited(first: &str, prev: Option<&str>, msgs: &[Message], from: usize, i: usize) -> bool {
+    let Some(c) = UNDO_ORDER.captures(first) else { return false };
+    let named = &c[1];
+    let asked_for = prev.is_some_and(|p| {
+        sentences(p).iter().any(|(s, _)| PUT_IN.is_match(s) && s.to_lowercase().contains(&named.to_lowercase()))
+    });
+    !asked_for && edited_file(named, msgs, from, i)
 }
 
 /// The assistant's refusal a turn at `i` may challenge: "you have access" with no
@@ -1348,6 +1421,42 @@ mod tests {
         // Another file, or an instruction about later work, is no rejection.
         assert!(run(&msgs("Don't edit the CHANGELOG.md, I keep it by hand.")).is_empty());
         assert!(run(&msgs("Never mind the README, create agents/professor.md")).is_empty());
+    }
+
+    #[test]
+    fn an_error_naming_what_the_prescribed_command_runs_says_it_failed() {
+        let gave = said(
+            1,
+            "`--target` takes a triple, not a folder.\n\nUse: `cargo build --release --manifest-path tools/gen/Cargo.toml --target x86_64-unknown-linux-gnu`",
+        );
+        let failed = "error: manifest path `tools/gen/Cargo.toml` does not exist";
+        assert_eq!(keys(&[gave.clone(), user(2, failed)]), vec![2]);
+        // Near misses: an error about something the command did not name; the same error
+        // when the assistant asked for the output.
+        assert!(run(&[gave, user(2, "error: manifest path `lib/Cargo.toml` does not exist")]).is_empty());
+        let asked =
+            said(1, "Run `cargo build --release --manifest-path tools/gen/Cargo.toml` and paste the output here.");
+        assert!(run(&[asked, user(2, failed)]).is_empty());
+    }
+
+    #[test]
+    fn ordering_out_what_was_just_put_in_a_file_undoes_it() {
+        let turn = |asked: &str, text: &str| {
+            vec![
+                user(1, asked),
+                fixture::edit(2, "/repo/docs/GUIDE.md"),
+                said(3, "Added a Reviewer Persona section to GUIDE.md with the full persona text."),
+                user(4, text),
+            ]
+        };
+        let asked = "make a reviewer persona for this repo, the guide only describes the code";
+        assert_eq!(keys(&turn(asked, "good grief, remove the persona from the GUIDE")), vec![4]);
+        assert_eq!(keys(&turn(asked, "Delete that section from GUIDE.md.")), vec![4]);
+        // Near misses: a removal from another file; tidying up what the person had asked
+        // to be put in that file.
+        assert!(run(&turn(asked, "remove the old persona from NOTES.md too")).is_empty());
+        let put = "add a reviewer persona section to the GUIDE so I can try it";
+        assert!(run(&turn(put, "ok, now remove the persona from the GUIDE")).is_empty());
     }
 
     #[test]
