@@ -172,7 +172,9 @@ pub fn prose_runs(text: &str) -> Vec<String> {
 
 /// What one sentence does.
 pub fn classify(s: &str) -> Kind {
-    let t = s.trim();
+    // Codex and many models write the typographic apostrophe (“I’ll”, “didn’t”).
+    let t = s.trim().replace('’', "'");
+    let t = t.as_str();
     if t.ends_with('?') {
         return Kind::Question;
     }
@@ -280,6 +282,16 @@ mod tests {
             ),
             Kind::Conclusion
         );
+    }
+
+    #[test]
+    fn a_typographic_apostrophe_plans_as_a_straight_one() {
+        assert_eq!(
+            classify("Then I’ll implement the transport/router/envelope logic to satisfy all tests."),
+            Kind::Plan
+        );
+        // Near miss: the same apostrophe in a result is no plan.
+        assert_eq!(classify("The install didn’t work: pip could not reach the index."), Kind::Conclusion);
     }
 
     #[test]

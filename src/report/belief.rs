@@ -240,8 +240,8 @@ fn printed_by(cx: &Context, claim: &Cited) -> Option<Step> {
 /// Of what the claimed message says, the sentence what undid it is about: the one
 /// sharing the most words with the user's answer or the retraction (the detector's
 /// own pick when none shares more). A report's finding is often a heading or a list
-/// item (“No Password Required for Admin Account”): those count too, after the prose
-/// when they share as many words.
+/// item (“No Password Required for Admin Account”): one counts when it holds what the
+/// undoing quotes (“I was WRONG about "no password"”) and the prose does not.
 fn believed(cx: &Context, claim: &Cited, undone: Option<&Undoing>) -> Quote {
     let against = undone.map(|u| content_words(&u.text)).unwrap_or_default();
     let overlap = |t: &str| content_words(t).intersection(&against).count();
@@ -261,10 +261,11 @@ fn believed(cx: &Context, claim: &Cited, undone: Option<&Undoing>) -> Quote {
         .filter(|t| t.trim_end().ends_with(['.', '!', ':', '”', '"', ')']))
         .filter(apt)
         .max_by_key(|t| overlap(t));
-    // Of the headings and list items, the first sharing the most, one holding a phrase
-    // the undoing quotes (“I was WRONG about "no password"”) first: a finding's heading
-    // comes before the advice that repeats its words. Nor a question, a plan or a
-    // lead-in (“Next step:”).
+    // Of the headings and list items, only one holding a phrase the undoing quotes
+    // (“I was WRONG about "no password"”), the first sharing the most: a finding's
+    // heading comes before the advice that repeats its words. (Sharing words alone is
+    // not enough: a long answer shares some with every item of a recap.) Nor a
+    // question, a plan or a lead-in (“Next step:”).
     let quoted = undone.map(|u| quoted_phrases(&u.text)).unwrap_or_default();
     let holds = |t: &str| {
         let t = t.to_lowercase();
@@ -273,14 +274,14 @@ fn believed(cx: &Context, claim: &Cited, undone: Option<&Undoing>) -> Quote {
     let item = claims::structure_items(&m.text, QUOTE)
         .into_iter()
         .filter(|t| !t.trim_end().ends_with(['?', ':']) && claims::classify(t) != claims::Kind::Plan)
-        .filter(apt)
+        .filter(|t| apt(t) && holds(t))
         .fold(None::<String>, |b, t| match b {
-            Some(b) if (holds(&b), overlap(&b)) >= (holds(&t), overlap(&t)) => Some(b),
+            Some(b) if overlap(&b) >= overlap(&t) => Some(b),
             _ => Some(t),
         });
-    // Prose first, unless an item shares more or holds the quoted phrase.
+    // Prose first, unless only the item holds the quoted phrase.
     let said = match (prose, item) {
-        (Some(p), Some(i)) if overlap(&i) > overlap(&p) || (holds(&i) && !holds(&p)) => Some(i),
+        (Some(p), Some(i)) if !holds(&p) => Some(i),
         (Some(p), _) => Some(p),
         (None, i) => i,
     };

@@ -1519,8 +1519,18 @@ impl<'a> Story<'a> {
         self.story_after(before, 1, &[])
             .into_iter()
             .find(|b| b.idx == m.idx)
-            .or_else(|| (!m.text.trim().is_empty()).then(|| Beat::said(m, sentences(&m.text, 1, QUOTE))))
+            .or_else(|| (!m.text.trim().is_empty()).then(|| Beat::said(m, last_word(&m.text))))
     }
+}
+
+/// What a message ends a story with: its first prose sentence that is no lead-in
+/// (“Ah, found the issue:” introduces the table after it), else its first sentence.
+fn last_word(text: &str) -> String {
+    claims::statements(text, QUOTE)
+        .into_iter()
+        .map(|st| st.text)
+        .find(|t| !t.trim_end().ends_with(':'))
+        .unwrap_or_else(|| sentences(text, 1, QUOTE))
 }
 
 /// Consecutive test runs that ended alike read as one beat.
@@ -1637,6 +1647,19 @@ fn after_tag(kind: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lead_in_is_not_the_last_word() {
+        // cc11's last message: a lead-in, a table, then what it found.
+        let text = "Ah, found the issue:\n\n| TTY | `not a tty` |\n\nEven with `!tty_tickets`, sudo still needs a session context. \
+                    My process spawns without a TTY.";
+        assert_eq!(last_word(text), "Even with `!tty_tickets`, sudo still needs a session context.");
+        // Near miss: a first sentence that ends a thought is the last word.
+        assert_eq!(
+            last_word("Found the issue: sudo needs a TTY. Two paths forward:"),
+            "Found the issue: sudo needs a TTY."
+        );
+    }
 
     #[test]
     fn next_steps_are_the_items_under_their_heading() {
