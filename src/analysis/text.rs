@@ -41,6 +41,193 @@ pub fn typed(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// Han characters written differently in Simplified and Traditional Chinese, each entry
+/// the Simplified form then its Traditional form(s): the characters of the cue lists and
+/// the words around them (reports of failure, admissions, claims). A character that both
+/// scripts write alike (了, 出, 只, 表) is not here.
+const HAN_FORMS: &[&str] = &[
+    "为為",
+    "们們",
+    "会會",
+    "决決",
+    "创創",
+    "删刪",
+    "动動",
+    "发發",
+    "变變",
+    "复復複",
+    "实實",
+    "审審",
+    "对對",
+    "并並",
+    "应應",
+    "开開",
+    "总總",
+    "报報",
+    "来來",
+    "样樣",
+    "档檔",
+    "没沒",
+    "现現",
+    "约約",
+    "经經",
+    "结結",
+    "统統",
+    "补補",
+    "让讓",
+    "该該",
+    "误誤",
+    "说說",
+    "调調",
+    "败敗",
+    "贴貼",
+    "输輸",
+    "运運",
+    "还還",
+    "这這",
+    "违違",
+    "错錯",
+    "问問",
+    "间間",
+    "题題",
+    "马馬",
+    "显顯",
+    "进進",
+    "乱亂",
+    "码碼",
+    "吗嗎",
+    "么麼",
+    "着著",
+    "点點",
+    "击擊",
+    "钮鈕",
+    "换換",
+    "图圖",
+    "数數",
+    "据據",
+    "库庫",
+    "启啟啓",
+    "关關",
+    "闭閉",
+    "处處",
+    "种種",
+    "网網",
+    "页頁",
+    "边邊",
+    "过過",
+    "头頭",
+    "坏壞",
+    "断斷",
+    "帮幫",
+    "检檢",
+    "测測",
+    "试試",
+    "无無",
+    "确確",
+    "认認",
+    "级級",
+    "执執",
+    "环環",
+    "线線",
+    "转轉",
+    "当當",
+    "时時",
+    "刚剛",
+    "从從",
+    "个個",
+    "两兩",
+    "于於",
+    "与與",
+    "将將",
+    "虽雖",
+    "却卻",
+    "连連",
+    "续續",
+    "产產",
+    "编編",
+    "写寫",
+    "读讀",
+    "链鏈",
+    "节節",
+    "条條",
+    "项項",
+    "类類",
+    "标標",
+    "签簽",
+    "须須",
+    "终終",
+    "达達",
+    "预預",
+    "请請",
+    "际際",
+    "务務",
+    "获獲",
+    "载載",
+    "传傳",
+    "览覽",
+    "键鍵",
+    "盘盤",
+    "设設",
+    "备備",
+    "历歷曆",
+    "迟遲",
+    "论論",
+    "惯慣",
+    "严嚴",
+    "视視",
+    "觉覺",
+    "灯燈",
+    "忆憶",
+    "脑腦",
+    "电電",
+    "员員",
+    "导導",
+    "资資",
+    "领領",
+    "闪閃",
+    "烁爍",
+    "缓緩",
+    "诉訴",
+    "听聽",
+    "记記",
+    "宽寬",
+    "长長",
+    "响響",
+    "弹彈",
+    "层層",
+    "极極",
+    "简簡",
+    "单單",
+    "纯純",
+    "构構",
+    "组組",
+    "织織",
+    "块塊",
+    "别別",
+    "里裡裏",
+    "后後",
+    "面麵",
+];
+
+/// A regex pattern whose Han characters match in both scripts: each character of
+/// [`HAN_FORMS`] becomes the class of its forms ("还是" → "[还還]是", "錯" → "[错錯]"), so
+/// a cue list written once reads Simplified and Traditional Chinese alike. Nested classes
+/// are valid in the regex crate, so a character inside `[…]` is widened the same way.
+pub fn either_script(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len() * 2);
+    for c in pattern.chars() {
+        match HAN_FORMS.iter().find(|f| f.contains(c)) {
+            Some(forms) => {
+                out.push('[');
+                out.push_str(forms);
+                out.push(']');
+            }
+            None => out.push(c),
+        }
+    }
+    out
+}
+
 /// Whitespace (newlines included) collapsed to single spaces, trimmed.
 pub fn one_line(s: &str) -> String {
     let mut out = String::with_capacity(s.len().min(4096));
@@ -282,6 +469,17 @@ mod tests {
         assert_eq!(typed("<ide_opened_file>The user opened a.py.</ide_opened_file>fix the import"), "fix the import");
         let plain = "## Context\nthe build is still failing";
         assert_eq!(typed(plain), plain);
+    }
+
+    #[test]
+    fn either_script_reads_simplified_and_traditional_alike() {
+        let re = Regex::new(&either_script(r"还是(?:没有|报错)|[错]了")).unwrap();
+        for text in ["还是没有", "還是沒有", "還是报錯", "錯了"] {
+            assert!(re.is_match(text), "{text}");
+        }
+        // Characters both scripts share are left alone; other words stay unmatched.
+        assert_eq!(either_script("可以了"), "可以了");
+        assert!(!re.is_match("还好没有"));
     }
 
     #[test]

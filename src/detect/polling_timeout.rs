@@ -29,7 +29,9 @@ A call that waits for something to become ready and gave up without it:
   after 23 attempts", "server not ready after 600s") at the end, the agent's tool cut
   the call off at its time limit ("Command timed out after 10m 0s"), `timeout N`
   stopped it (exit 124), the waiting tool timed out, or a loop with a fixed number of
-  attempts ended without printing its success message.
+  attempts ended without printing its success message (when the script echoes something
+  before the loop, that echo must be in the output: a script that printed nothing of it
+  never reached the loop, e.g. its own `pkill -f` pattern matched its shell and killed it).
 
 Or the wait is the agent's own waiting tool, on a command it left running in the
 background:
@@ -254,6 +256,9 @@ fn exhaustion(call: &Call, script: &Script, w: &Wait) -> Option<String> {
         && !succeeded_after(0)
         && !literals.iter().any(|(_, lit)| GIVE_UP.is_match(lit))
         && !literals.iter().any(|(_, lit)| crate::analysis::liveness::is_alarm_text(lit) && out.contains(lit.as_str()))
+        // An echo before the loop that never printed: the script stopped before the loop
+        // ran (a `pkill -f` whose pattern is in its own command line kills its shell).
+        && !literals.iter().any(|(i, lit)| *i < l.condition.start.min(l.body.start) && !out.contains(lit.as_str()))
     {
         let statuses: Vec<usize> = literals
             .iter()
@@ -516,6 +521,11 @@ mod tests {
             "wait loop (curl localhost:8000/ready, every 3 s, up to 5 attempts) ran all 5 attempts without printing \"UP\""
         );
         assert!(ran(cmd, "UP\n", Some(0)).is_empty());
+        // With an echo before the loop, the loop ran when that echo printed; when nothing
+        // printed, the script stopped before it (a `pkill -f` that matched its own shell).
+        let started = format!("pkill -f myserver; echo \"=== starting myserver ===\"; {cmd}");
+        assert_eq!(ran(&started, "=== starting myserver ===\n", Some(0)).len(), 1);
+        assert!(ran(&started, "", Some(0)).is_empty());
     }
 
     #[test]

@@ -27,7 +27,7 @@ use super::{Cited, Details, Detector, Finding, SessionView, Undoing};
 use crate::analysis::calls::edits;
 use crate::analysis::claims::{Kind as Claim, first_of};
 use crate::analysis::statements::{clause_before, prose, sentence_quote, sentences};
-use crate::analysis::text::{content_words, quote, sentences as lead_sentences, typed, without_ansi};
+use crate::analysis::text::{content_words, either_script, quote, sentences as lead_sentences, typed, without_ansi};
 use crate::model::{Message, Origin, Role};
 
 pub struct UserPushback;
@@ -128,9 +128,9 @@ claims they answer are where a write-up should look for what the agent did not v
 
 /// Hedges that make a cue conditional or a wish rather than a report.
 static HEDGE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:if|unless|whether|in\s+case|make\s+sure|ensure|so\s+that|to\s+avoid|prevent|without|otherwise|don['’]?t\s+want|shouldn['’]?t|should\s+not|wenn\s+nicht|falls|si\s+(?:ça|ca)|si\s+no)\b",
-    )
+    Regex::new(&either_script(
+        r"(?i)\b(?:if|unless|whether|in\s+case|make\s+sure|ensure|so\s+that|to\s+avoid|prevent|without|otherwise|don['’]?t\s+want|shouldn['’]?t|should\s+not|wenn\s+nicht|falls|si\s+(?:ça|ca)|si\s+no)\b|如果|假如|要是|除非|以免|避免|确保|希望|还是要|需要",
+    ))
     .expect("hedge regex is valid")
 });
 
@@ -146,7 +146,7 @@ static ASKS: LazyLock<Regex> = LazyLock::new(|| {
 /// Failure reports and corrections strong enough to stand alone after any work of the
 /// assistant.
 static STRONG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+    Regex::new(&either_script(concat!(
         r"(?i)\bstill\s+(?:\w+\s+){0,3}?(?:fail\w*|broken|break\w*|crash\w*|erroring|errors?\b|not\b|n['’]?t\b|doesn['’]?t|does\s+not|isn['’]?t|won['’]?t|can['’]?t|cannot|no\b|missing|the\s+same\b|same\s+(?:error|problem|issue)|getting\s+(?:an?\s+|the\s+)?(?:error|failure|warning)|seeing\s+(?:an?\s+|the\s+)?(?:error|failure|warning)|red\b|exits?\b|closes?\b|empty\b|blank\b|wrong\b|there\b)",
         r"|\b(?:doesn['’]?t|does\s+not|didn['’]?t|did\s+not|isn['’]?t|is\s+not|aren['’]?t|are\s+not|wasn['’]?t|won['’]?t|wont|can['’]?t|cannot|never)\s+(?:seem\s+to\s+|really\s+|actually\s+|even\s+|always\s+)?(?:work|working|worked|run|running|start|starting|load|loading|launch|launching|compile|compiling|build|building|show\s+up|showing\s+up|appear|appearing|display|displaying|render|rendering|respond|responding|connect|connecting|pass|passing)\b",
         r"|\bnot\s+(?:working|running|loading|launching|compiling|building|appearing|displaying|rendering|responding|connecting|passing|showing\s+up)\b",
@@ -187,7 +187,7 @@ static STRONG: LazyLock<Regex> = LazyLock::new(|| {
         r"|还是(?:不行|不能|没有|没|不|报错|出错|失败|一样|有问题)|仍然(?:不|没|报错|失败|有)|依然(?:不|没|报错|失败)|不行|没用|不对|错了|没有(?:生效|效果|反应|变化)|不起作用|跑不起来|运行不了|打不开|没反应|并没有",
         r"|動かない|動きません|うまくいか|違います|直って(?:い)?ない|表示されない|表示されません|まだエラー|起動しない|失敗します",
         r"|안\s?돼|작동하지\s*않|여전히|아직도",
-    ))
+    )))
     .expect("strong regex is valid")
 });
 
@@ -204,9 +204,9 @@ static UNFINISHED: LazyLock<Regex> = LazyLock::new(|| {
 
 /// A plain "no" that opens a correction.
 static NO_START: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    Regex::new(&either_script(
         r"(?i)^\s*(?:no|nope|nah|wrong|incorrect|not\s+quite|non|nein|nee|不对|不是|错了|いいえ|違う|ちがう)\s*[,.!:;—–-]+\s*(\S.*)$",
-    )
+    ))
     .expect("no-start regex is valid")
 });
 
@@ -229,12 +229,12 @@ static NO_UNDO: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Symptoms that count only right after the assistant claimed success.
 static WEAK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+    Regex::new(&either_script(concat!(
         r"(?i)\b(?:fails?|failed|failing|failures?|errors?|exceptions?|traceback|warnings?|crash(?:es|ed)?|broken|missing|blank|oversight|duplicated|incorrect|wrong)\b",
         r"|\bfix\s+(?:these|those|this|the\s+following|the|all\s+(?:the\s+|these\s+)?|remaining)\s*(?:\d+\s+)?(?:issues?|errors?|problems?|bugs?|failures?|warnings?|tests?)\b",
         r"|\b(?:fehler|warnung|fehlschl|schlägt\s+fehl)\w*|\b(?:erreur|échoue|plante)\w*|\b(?:falla|fallo|errores)\b",
         r"|报错|出错|失败|错误|警告|エラー|失敗|警告",
-    ))
+    )))
     .expect("weak regex is valid")
 });
 
@@ -248,9 +248,9 @@ static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
 
 /// An approval opening a turn: what follows is the next request.
 static APPROVAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    Regex::new(&either_script(
         r"(?i)^(?:yes|yeah|yep|yup|sure|great|perfect|thanks|thank\s+you|good|nice|awesome|excellent|cool|looks\s+good|lgtm|ja|oui|sí|si|好的|可以|是的|はい)\b",
-    )
+    ))
     .expect("approval regex is valid")
 });
 
@@ -280,9 +280,9 @@ static ASKS_WHERE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// How it should be done instead, said right after stopping the assistant.
 static REDIRECT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    Regex::new(&either_script(
         r"(?i)\b(?:should|shouldn['’]?t|need\s+to|needs\s+to|must|instead|rather\s+than|don['’]?t|do\s+not|before|sollte|sollst|muss|musst|stattdessen|devrait|devrais|il\s+faut|au\s+lieu|debería|deberías|en\s+lugar|hay\s+que)\b|应该|不要|别再|需要|べき|ではなく",
-    )
+    ))
     .expect("redirect regex is valid")
 });
 
@@ -308,7 +308,7 @@ static REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The assistant reports its work done or working.
 static CLAIM: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+    Regex::new(&either_script(concat!(
         r"(?i)\b(?:I|we)\s*(?:['’]ve|\s+have)\s+(?:now\s+|also\s+|just\s+|successfully\s+|finally\s+)?(?:\w+ly\s+)?(?:added|fixed|updated|implemented|created|changed|resolved|addressed|made|set|installed|configured|removed|moved|wired|written|rewritten|refactored|enabled|disabled|cleaned|traced|chased|pushed|committed|completed|finished|built|generated|integrated|applied|replaced|corrected|restored|started|launched|deployed|verified|tested|ensured)\b",
         r"|^(?:I|we)\s+(?:\w+ly\s+)?(?:fixed|updated|changed|switched|replaced|patched|rewrote|corrected|adjusted|moved|added|removed)\s+(?:the|your|it|this|that|its|their|to|a|an)\b",
         // Handed back to be tried: "Build again with: …", "Rebuild and run", "Retry your run".
@@ -323,7 +323,7 @@ static CLAIM: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:he|hemos)\s+(?:añadido|agregado|corregido|actualizado|creado|cambiado|arreglado|implementado)\b|\bya\s+(?:está|funciona)\b",
         r"|已(?:经)?(?:完成|修复|添加|更新|实现|创建|修改|解决|改为|调整|支持|补充|移除|删除|统一)|(?:完成|搞定)了|现在(?:可以|已经)",
         r"|しました|完了|できました",
-    ))
+    )))
     .expect("claim regex is valid")
 });
 
@@ -337,13 +337,14 @@ static CLAIM_HEDGE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The assistant asks for output to be pasted or reported back.
 static ASKED_OUTPUT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+    Regex::new(&either_script(concat!(
         r"(?i)\b(?:paste|share|send|post|show\s+me|copy|give\s+me|provide)\b[^.?!\n]{0,60}\b(?:output|errors?|traceback|logs?|results?|messages?|warnings?|stack|what\s+(?:you|it))\b",
         r"|\b(?:let\s+me\s+know|tell\s+me)\s+(?:what|whether|if|how)\b[^.?!\n]{0,40}\b(?:see|prints?|shows?|says?|happens|output|works?|goes)\b",
         r"|\b(?:poste|schick|zeig)\w*\b[^.?!\n]{0,60}\b(?:Ausgabe|Warnung|Fehler|Log)\w*",
         r"|\b(?:colle|envoie|partage)\w*\b[^.?!\n]{0,60}\b(?:sortie|erreur|log)\w*",
-        r"|(?:贴|发|提供|分享)[^。？！\n]{0,20}(?:输出|错误|日志|报错)",
-    ))
+        // 发 as a verb, not the 发 of 开发 ("开发者工具", the developer tools).
+        r"|(?:^|[^开])(?:贴|发|提供|分享|告诉我)[^。？！\n]{0,20}(?:输出|错误|日志|报错)",
+    )))
     .expect("asked-output regex is valid")
 });
 
@@ -351,13 +352,13 @@ static ASKED_OUTPUT: LazyLock<Regex> = LazyLock::new(|| {
 /// you still see it", "should the build break again, send …"): output asked for only in
 /// case the work failed, so its paste reports that it did.
 static IF_FAILS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+    Regex::new(&either_script(concat!(
         r"(?i)\b(?:if|in\s+case|whenever)\b[^.?!\n,;]{0,50}?\b(?:still|fails?|failed|failing|errors?|erroring|errs|persists?|breaks?|crash\w*|doesn['’]?t\s+work|does\s+not\s+work|not\s+working|goes\s+wrong|same)\b",
         r"|\bshould\s+(?:it|that|this|the\s+\w+)\s+(?:still\s+)?(?:fail|error|break|crash)",
         r"|\b(?:wenn|falls)\b[^.?!\n,;]{0,50}?\b(?:immer\s+noch|noch\s+immer|fehl\w*|scheitert)",
         r"|\bsi\b[^.?!\n,;]{0,50}?\b(?:toujours|échoue|erreur|sigue|falla)",
-        r"|(?:如果|若)[^。？！\n，]{0,20}(?:还是|仍|失败|报错)",
-    ))
+        r"|(?:如果|若|要是)[^。？！\n，]{0,20}(?:还是|还有|仍|失败|报错|出错|问题|错误)",
+    )))
     .expect("if-fails regex is valid")
 });
 
@@ -365,18 +366,47 @@ static IF_FAILS: LazyLock<Regex> = LazyLock::new(|| {
 /// output"): a paste of it is a report, not pushback. An ask made only in case of failure
 /// does not count.
 fn asked_output(m: &Message) -> bool {
-    let p = prose(&m.text);
-    sentences(&p).iter().any(|(s, _)| ASKED_OUTPUT.is_match(s) && !if_fails(s))
+    asks_for_output(m).iter().any(|(_, conditional)| !conditional)
 }
 
 /// The sentence asking for output only in case the work still fails ("If it still errors,
 /// please paste the first error block"): the paste of that output says it failed.
 fn asked_if_fails(m: &Message) -> Option<String> {
+    asks_for_output(m).into_iter().find(|(_, conditional)| *conditional).map(|(s, _)| s)
+}
+
+/// The sentences of an assistant message that ask for output, each with whether a
+/// condition of failure governs it: its own ("if it still fails, paste …") or that of the
+/// line its list hangs under ("If the problem remains:" over "- tell me the error"; a
+/// list item's indented lines hang under it).
+fn asks_for_output(m: &Message) -> Vec<(String, bool)> {
     let p = prose(&m.text);
-    sentences(&p)
-        .into_iter()
-        .find(|(s, _)| ASKED_OUTPUT.is_match(s) && if_fails(s))
-        .map(|(s, _)| unbullet(s).to_string())
+    // The lines the current one hangs under: indent, list item or not, a condition of failure.
+    let mut parents: Vec<(usize, bool, bool)> = Vec::new();
+    let mut out = Vec::new();
+    for line in p.lines() {
+        let t = line.trim_start();
+        if t.is_empty() {
+            continue;
+        }
+        let indent = line.len() - t.len();
+        let digits = t.chars().take_while(char::is_ascii_digit).count();
+        let item = ["- ", "* ", "• ", "+ "].iter().any(|b| t.starts_with(b))
+            || (digits > 0 && t[digits..].starts_with(['.', ')']));
+        while parents.last().is_some_and(|&(at, was_item, _)| at > indent || (at == indent && (was_item || !item))) {
+            parents.pop();
+        }
+        let inherited = parents.iter().any(|&(_, _, conditional)| conditional);
+        for (s, _) in sentences(t) {
+            if ASKED_OUTPUT.is_match(s) {
+                out.push((unbullet(s).to_string(), inherited || if_fails(s)));
+            }
+        }
+        // A line at the list's own level governs it only as a heading ("If it fails:").
+        let heads = item || t.trim_end_matches(['*', ' ']).ends_with([':', '：']);
+        parents.push((indent, item, heads && if_fails(t)));
+    }
+    out
 }
 
 /// A condition of failure in a sentence. "If you paste the errors, …" makes the paste the
@@ -485,9 +515,9 @@ static OFFERS_INSTEAD: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Words by which a session's first turn refers to work done before it.
 static EARLIER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    Regex::new(&either_script(
         r"(?i)\b(?:still|again|anymore|your|tjrs|tjs|toujours|encore|immer\s+noch|noch\s+immer|wieder|todav[ií]a|sigue|ainda)\b|还是|仍然|依然|まだ|また",
-    )
+    ))
     .expect("earlier regex is valid")
 });
 
@@ -710,7 +740,12 @@ impl Detector for UserPushback {
                 && refusal_before(msgs, i).is_some()
             {
                 found = Some((Kind::Challenge, s.to_string()));
-            } else if let Some(s) = reported(&sents, &STRONG, false) {
+            } else if let Some(s) = reported(&sents, &STRONG, false)
+                // The output the assistant asked for, pasted with a word on what it shows:
+                // a report of the run, not a correction of a claim. (Asked for in case of
+                // failure, an error in the paste says the work failed: found below.)
+                && !((asked || if_failed.is_some()) && w.pasted_chars >= 2 * own_chars)
+            {
                 found = Some((Kind::Failure, s.to_string()));
             } else if (claimed.is_some() || if_failed.is_some() || changed.is_some())
                 && !asked
@@ -1124,6 +1159,11 @@ mod tests {
             user(3, trace),
         ];
         assert!(run(&asked).is_empty());
+        // A word on what the asked-for paste shows is still the report; said alone, it is not.
+        let asked = vec![asked[0].clone(), asked[1].clone(), user(3, &format!("{trace}\nstill not working"))];
+        assert!(run(&asked).is_empty());
+        let words = vec![asked[0].clone(), asked[1].clone(), user(3, "it still doesn't work")];
+        assert_eq!(keys(&words), vec![3]);
         // Asked for only in case it still fails: the paste says it did.
         for ask in [
             "Run it again and paste the traceback if it still fails.",
@@ -1135,6 +1175,18 @@ mod tests {
                 vec![user(1, "the app won't start"), said(2, &format!("I changed the import. {ask}")), user(3, trace)];
             assert_eq!(keys(&msgs), vec![3], "{ask}");
         }
+        // The condition may head the list that asks: "If it still fails:" over "- paste …".
+        let headed =
+            "I changed the import.\n\n3. **If it still fails**:\n   - run it with -v\n   - paste the traceback";
+        let msgs = vec![user(1, "the app won't start"), said(2, headed), user(3, trace)];
+        assert_eq!(keys(&msgs), vec![3]);
+        let plain = "I changed the import.\n\nNext steps:\n- run it with -v\n- paste the traceback";
+        assert!(run(&[user(1, "the app won't start"), said(2, plain), user(3, trace)]).is_empty());
+        // Logs asked for in case of failure, pasted without an error and with "still": the
+        // run reported, not the claim refuted.
+        let logs = "12:00:01 INFO loading config from app.toml\n12:00:01 INFO connecting to db at localhost:5432\n12:00:02 INFO listening on :8080 with 4 workers\nstill not working";
+        let ask = "I added logging to the startup. If it still fails, paste the log it prints.";
+        assert!(run(&[user(1, "the app won't start"), said(2, ask), user(3, logs)]).is_empty());
         // The conditional ask hands the work back even with no claim beside it.
         let msgs = vec![
             user(1, "the build fails"),
@@ -1216,6 +1268,11 @@ mod tests {
             ("es funktioniert immer noch nicht", true),
             ("sigue fallando con el mismo error", true),
             ("还是不行，报同样的错", true),
+            // The same cues in Traditional Chinese, and a Traditional approval.
+            ("還是不行，報同樣的錯", true),
+            ("還是沒有出現內容", true),
+            ("可以，開始實施", false),
+            ("還好，這樣就對了", false),
             ("まだ動かない", true),
             ("merci, parfait", false),
             ("可以，开始实施", false),
@@ -1223,6 +1280,28 @@ mod tests {
         ] {
             let got = keys(&[said(1, claim), user(2, text)]);
             assert_eq!(got.len() == 1, fires, "{text}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn chinese_asks_and_hedges_in_either_script() {
+        let claim = "已修復上傳功能。";
+        // Output asked for only if a problem remains: a symptom after it is found; asked
+        // for whatever happens, it is the report asked for.
+        for (ask, fires) in [
+            ("如果還有問題，請打開開發者工具查看控制台輸出，並告訴我具體的錯誤訊息。", true),
+            ("如果还有问题，请告诉我具体的错误信息。", true),
+            ("請打開開發者工具查看控制台輸出，並告訴我具體的錯誤訊息。", false),
+            // 开发者工具 names the developer tools: no output is asked for.
+            ("請打開開發者工具看一下。", true),
+        ] {
+            let msgs = vec![user(1, "上傳沒反應"), said(2, &format!("{claim}{ask}")), user(3, "上傳時出現錯誤")];
+            assert_eq!(keys(&msgs).len() == 1, fires, "{ask}");
+        }
+        // A wish that mentions errors is a request, in either script.
+        for wish in ["另外F12 的視窗還是要保留，有錯誤比較快知道", "另外希望保留错误提示的窗口"]
+        {
+            assert!(run(&[user(1, "上傳沒反應"), said(2, claim), user(3, wish)]).is_empty(), "{wish}");
         }
     }
 
