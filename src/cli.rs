@@ -309,8 +309,9 @@ pub struct SessionsArgs {
 
 #[derive(Args, Debug)]
 pub struct DetectArgs {
-    /// Transcript files or folders, or indexed session ids (or unique id prefixes)
-    /// [default: every indexed transcript]
+    /// Transcript files or folders, or indexed session ids (or unique id prefixes); with
+    /// --from, session ids of the team store [default: every indexed transcript; with
+    /// --from, every session of the team store]
     pub paths: Vec<PathBuf>,
     /// Only these detectors (comma-separated ids)
     #[arg(long, value_delimiter = ',')]
@@ -334,6 +335,8 @@ pub struct DetectArgs {
     pub verbose: bool,
     #[command(flatten)]
     pub redact: RedactArgs,
+    #[command(flatten)]
+    pub team: TeamArgs,
 }
 
 #[derive(Args, Debug)]

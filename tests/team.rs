@@ -456,6 +456,121 @@ fn push_is_incremental_and_team_search_equals_local_search() {
     assert!(out.stderr.contains("no session id starts with `ffffffff-nothing` in the team store"), "{}", out.stderr);
 }
 
+/// Two lists of findings are the same; else the first that differs, and how many.
+fn same_findings(a: &[serde_json::Value], b: &[serde_json::Value], what: &str) {
+    let first = a.iter().zip(b).position(|(x, y)| x != y);
+    assert!(
+        a.len() == b.len() && first.is_none(),
+        "{what}: {} findings and {}; first difference: {:#}\n{:#}",
+        a.len(),
+        b.len(),
+        first.map(|i| a[i].clone()).unwrap_or_default(),
+        first.map(|i| b[i].clone()).unwrap_or_default()
+    );
+}
+
+/// `detect --json` lines with the machine taken out, and the machines they named.
+fn findings(o: &Out) -> (Vec<serde_json::Value>, Vec<String>) {
+    let mut machines = Vec::new();
+    let v = o
+        .stdout
+        .lines()
+        .map(|l| {
+            let mut j: serde_json::Value = serde_json::from_str(l).unwrap();
+            if let Some(m) = j.as_object_mut().unwrap().remove("machine") {
+                machines.push(m.as_str().unwrap().to_string());
+            }
+            j
+        })
+        .collect();
+    (v, machines)
+}
+
+#[test]
+fn team_detect_equals_local_detect() {
+    let Some(pg) = Pg::start() else { return };
+    let url = pg.create("team");
+    let tmp = tempfile::tempdir().unwrap();
+    // Two machines: one with the detectors' samples (every detector fires there), one
+    // with Claude Code sessions.
+    let (data_a, data_b) = (tmp.path().join("a"), tmp.path().join("b"));
+    copy_tree(&common::corpus("detectors"), &data_a);
+    copy_tree(&common::corpus("claude-code"), &data_b);
+    let (ix_a, ix_b) = (tmp.path().join("ix-a"), tmp.path().join("ix-b"));
+    index(&ix_a, &data_a);
+    index(&ix_b, &data_b);
+    push(&ix_a, &url, "box-a");
+    push(&ix_b, &url, "box-b");
+
+    let detect = |ix: &Path, args: &[&str]| -> Out {
+        let mut c = debrief(ix);
+        c.arg("detect").args(args);
+        ok(c)
+    };
+    // The findings of box-a's sessions read back from the store are those of `detect`
+    // on box-a's index, line for line (the contract's order), plus the machine.
+    let local = findings(&detect(&ix_a, &["--json"])).0;
+    let (team, machines) = findings(&detect(&ix_a, &["--json", "--from", &url, "--machine", "box-a"]));
+    assert!(local.len() >= 10, "{} findings locally", local.len());
+    let detectors: std::collections::BTreeSet<&str> = local.iter().map(|j| j["detector"].as_str().unwrap()).collect();
+    assert!(detectors.len() >= 8, "{detectors:?}");
+    same_findings(&local, &team, "local, team");
+    assert_eq!(machines.len(), team.len());
+    assert!(machines.iter().all(|m| m == "box-a"), "{machines:?}");
+    // Without --machine: everyone's.
+    let local_b = findings(&detect(&ix_b, &["--json"])).0;
+    let (all, machines) = findings(&detect(&ix_a, &["--json", "--from", &url]));
+    assert_eq!(all.len(), local.len() + local_b.len());
+    assert_eq!(machines.iter().filter(|m| *m == "box-b").count(), local_b.len());
+    let mut none = debrief(&ix_a);
+    none.args(["detect", "--json", "--from", &url, "--machine", "nobody"]);
+    assert_eq!(ok(none).stdout, "");
+    // The same filters: --select, a session by its id, --stats.
+    let one = local[0]["session"].as_str().unwrap();
+    for args in [&["--select", "retry-loop,oscillation"][..], &["--ignore", "retry-loop"], &[one]] {
+        let l = findings(&detect(&ix_a, &[&["--json"], args].concat())).0;
+        let t = findings(&detect(&ix_a, &[&["--json", "--from", &url, "--machine", "box-a"], args].concat())).0;
+        assert!(!l.is_empty(), "{args:?}");
+        same_findings(&l, &t, &format!("{args:?}"));
+    }
+    let stats = |o: Out| o.stdout;
+    assert_eq!(
+        stats(detect(&ix_a, &["--stats", "--json"])),
+        stats(detect(&ix_a, &["--stats", "--json", "--from", &url, "--machine", "box-a"]))
+    );
+    // The terminal view names the machine.
+    let text = detect(&ix_a, &["--from", &url, "--machine", "box-a"]);
+    assert!(text.stdout.contains(" @box-a"), "{}", text.stdout);
+    assert!(text.stderr.contains(&format!("{} findings", local.len())), "{}", text.stderr);
+
+    // Errors: exit 1 for the database (one line), 2 for the arguments.
+    let fails = |args: &[&str], code: i32| -> String {
+        let mut c = debrief(&ix_a);
+        c.arg("detect").args(args);
+        let o = run(c);
+        assert_eq!(o.code, code, "{args:?}: {}", o.stderr);
+        // clap's usage errors (exit 2) add the usage lines; the database's are one line.
+        assert!(code == 2 || o.stderr.lines().count() == 1, "{args:?}: {}", o.stderr);
+        assert!(o.stdout.is_empty(), "{args:?}: {}", o.stdout);
+        o.stderr
+    };
+    let wrong = url.replace(PASSWORD, "not-the-Pw-4471");
+    let e = fails(&["--from", &wrong], 1);
+    assert!(
+        !e.contains("not-the-Pw-4471") && e.contains(":***@") && e.contains("password authentication failed"),
+        "{e}"
+    );
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let e = fails(&["--from", &format!("postgres://{USER}:{PASSWORD}@127.0.0.1:{port}/x")], 1);
+    assert!(e.starts_with("debrief: connecting to the team database postgres://debrief:***@"), "{e}");
+    let e = fails(&["--from", &url, "ffffffff-nothing"], 1);
+    assert!(e.contains("no session id starts with `ffffffff-nothing` in the team store"), "{e}");
+    let e = fails(&["--from", "mysql://u:hunter2hunter@h/db"], 2);
+    assert!(!e.contains("hunter2hunter"), "{e}");
+    fails(&["--machine", "box-a"], 2);
+    fails(&["--from", &url, "--input-format", "claude-code"], 2);
+}
+
 #[test]
 fn two_machines_pushing_at_once_never_collide() {
     let Some(pg) = Pg::start() else { return };

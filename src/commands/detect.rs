@@ -17,11 +17,76 @@ use crate::detect::{self, Detector, Finding, Released, SessionStats, Stream};
 use crate::formats::{self, Format, Input, Sink, Unread};
 use crate::index::IndexDir;
 use crate::model::{BadRecord, Message, Role, SessionMeta};
+use crate::team::read::TeamSessionRead;
 use crate::walk;
 
 pub fn run(cli: &Cli, args: &DetectArgs) -> Result<i32> {
     let detectors = detect::selection(&args.select, &args.ignore)?;
     let redaction = Redaction::from_args(&args.redact)?;
+    let mut sessions = match &args.team.from {
+        Some(from) => from_team(from, args, &detectors)?,
+        None => from_files(cli, args, &detectors)?,
+    };
+    let out = std::io::stdout();
+    let mut out = out.lock();
+    let style = Style::stdout();
+    // Sorted by source, then key idx (the contract's order).
+    sessions.sort_by(|a, b| a.meta.source.cmp(&b.meta.source));
+    if args.stats {
+        let mut stats = Stats::default();
+        for s in &sessions {
+            stats.add(s);
+        }
+        print_stats(&mut out, &stats, &detectors, args, style)?;
+        return Ok(0);
+    }
+    let mut total = 0usize;
+    for s in &mut sessions {
+        // Detected on the transcript as written; what is printed of it is redacted.
+        redaction.apply(&s.meta, &mut s.findings)?;
+        total += s.findings.len();
+        for f in &s.findings {
+            if args.json {
+                writeln!(out, "{}", finding_json(s, f))?;
+            } else {
+                print_finding(&mut out, s, f, style)?;
+            }
+        }
+    }
+    if !args.json {
+        eprintln!("{total} finding{}", if total == 1 { "" } else { "s" });
+    }
+    Ok(0)
+}
+
+/// The sessions of the team store (all of them, of `--machine`'s, or those the paths name
+/// by id), read back into the model, with the findings the pushing machine's detectors
+/// found over the whole transcript. Not detected again here: a pushed output longer than
+/// 12 KB is kept as its head and tail, which changes what the detectors that weigh outputs
+/// would say (a noisy-search "18 KB line" becomes "8 KB").
+fn from_team(from: &str, args: &DetectArgs, detectors: &[&'static dyn Detector]) -> Result<Vec<SessionFindings>> {
+    if args.input_format.is_some() {
+        crate::usage!("--input-format reads files: a team store holds sessions already read (drop one)");
+    }
+    let mut team = crate::team::read::Team::open(from)?;
+    let machine = args.team.machine.as_deref();
+    let mut sessions = Vec::new();
+    let mut add = |read: TeamSessionRead| sessions.push(SessionFindings::of_pushed(read, detectors));
+    if args.paths.is_empty() {
+        crate::team::read::each_session(&mut team, machine, |read| {
+            add(read);
+            Ok(())
+        })?;
+    }
+    for id in &args.paths {
+        add(crate::team::read::session(&mut team, &id.to_string_lossy(), machine)?);
+    }
+    Ok(sessions)
+}
+
+/// The sessions of the files the paths name (every indexed one with none), each file
+/// streamed through the detectors; a line on stderr for each file that could not be read.
+fn from_files(cli: &Cli, args: &DetectArgs, detectors: &[&'static dyn Detector]) -> Result<Vec<SessionFindings>> {
     let format = format_arg(&args.input_format)?;
     let targets = if args.paths.is_empty() { indexed(cli)? } else { targets(&cli.index, &args.paths)? };
     let only: HashMap<&Path, &str> =
@@ -36,7 +101,7 @@ pub fn run(cli: &Cli, args: &DetectArgs) -> Result<i32> {
     }
     // Files are read in parallel and streamed through the detectors (a session is never
     // held whole); what each yields is reported in path order, as one reader would.
-    let results = scan_files(&found, format, &detectors);
+    let results = scan_files(&found, format, detectors);
     let mut sessions: Vec<SessionFindings> = Vec::new();
     let mut read = 0usize;
     // Files that were read or that a line was printed for.
@@ -89,36 +154,7 @@ pub fn run(cli: &Cli, args: &DetectArgs) -> Result<i32> {
     if read == 0 && unreadable > 0 {
         return Err(super::Reported.into());
     }
-    let out = std::io::stdout();
-    let mut out = out.lock();
-    let style = Style::stdout();
-    // Sorted by source, then key idx (the contract's order).
-    sessions.sort_by(|a, b| a.meta.source.cmp(&b.meta.source));
-    if args.stats {
-        let mut stats = Stats::default();
-        for s in &sessions {
-            stats.add(s);
-        }
-        print_stats(&mut out, &stats, &detectors, args, style)?;
-        return Ok(0);
-    }
-    let mut total = 0usize;
-    for s in &mut sessions {
-        // Detected on the transcript as written; what is printed of it is redacted.
-        redaction.apply(&s.meta, &mut s.findings)?;
-        total += s.findings.len();
-        for f in &s.findings {
-            if args.json {
-                writeln!(out, "{}", finding_json(s, f))?;
-            } else {
-                print_finding(&mut out, s, f, style)?;
-            }
-        }
-    }
-    if !args.json {
-        eprintln!("{total} finding{}", if total == 1 { "" } else { "s" });
-    }
-    Ok(0)
+    Ok(sessions)
 }
 
 /// With no path: every file the index holds a session of (as `index` with no path reads
@@ -143,9 +179,28 @@ pub struct SessionFindings {
     pub messages: usize,
     /// By idx - 1: first line, last line, role.
     places: Vec<(Option<u32>, Option<u32>, Role)>,
+    /// The machine that pushed it, for a session of the team store.
+    pub machine: Option<String>,
 }
 
 impl SessionFindings {
+    /// A session of the team store and the findings the pushing machine found in it (of
+    /// `detectors`), cited with the places of its messages as they were pushed.
+    fn of_pushed(read: TeamSessionRead, detectors: &[&'static dyn Detector]) -> SessionFindings {
+        let mut places = Vec::new();
+        for m in &read.session.messages {
+            place(&mut places, m);
+        }
+        let findings = read.findings.into_iter().filter(|f| detectors.iter().any(|d| d.id() == f.detector)).collect();
+        SessionFindings {
+            meta: read.session.meta,
+            findings,
+            messages: read.session.messages.len(),
+            places,
+            machine: Some(read.machine),
+        }
+    }
+
     fn place(&self, idx: u32) -> Option<&(Option<u32>, Option<u32>, Role)> {
         self.places.get((idx as usize).checked_sub(1)?)
     }
@@ -218,15 +273,21 @@ fn scan_file(path: &Path, format: Option<&'static dyn Format>, detectors: &[&'st
         .enumerate()
         .map(|(i, mut meta)| {
             meta.complete_provenance();
-            let mut run = runs.get_mut(i).and_then(Option::take).unwrap_or_else(|| SessionRun::new(detectors));
-            let mut released = Released::default();
-            run.stream.finish(&mut released);
-            run.findings.extend(released.findings);
-            meta.messages = run.places.len() as u32;
-            SessionFindings { meta, findings: run.findings, messages: run.places.len(), places: run.places }
+            runs.get_mut(i).and_then(Option::take).unwrap_or_else(|| SessionRun::new(detectors)).finish(meta)
         })
         .collect();
     Scan::Read { format, sessions, bad }
+}
+
+/// Keep where `msg` is among `places` (by idx - 1).
+fn place(places: &mut Vec<(Option<u32>, Option<u32>, Role)>, msg: &Message) {
+    let i = msg.idx as usize;
+    if places.len() < i {
+        places.resize(i, (None, None, Role::default()));
+    }
+    if let Some(p) = i.checked_sub(1).and_then(|p| places.get_mut(p)) {
+        *p = (msg.line, msg.end_line, msg.role);
+    }
 }
 
 struct SessionRun {
@@ -241,6 +302,29 @@ impl SessionRun {
             stream: Stream::new(detectors.to_vec(), SessionStats::default(), 0),
             findings: Vec::new(),
             places: Vec::new(),
+        }
+    }
+
+    /// Where `msg` is, and what the detectors find once it is seen.
+    fn push(&mut self, msg: Message) {
+        place(&mut self.places, &msg);
+        let mut released = Released::default();
+        self.stream.push(msg, &mut released);
+        self.findings.extend(released.findings);
+    }
+
+    /// The session's findings, once its last message is seen.
+    fn finish(mut self, mut meta: SessionMeta) -> SessionFindings {
+        let mut released = Released::default();
+        self.stream.finish(&mut released);
+        self.findings.extend(released.findings);
+        meta.messages = self.places.len() as u32;
+        SessionFindings {
+            meta,
+            findings: self.findings,
+            messages: self.places.len(),
+            places: self.places,
+            machine: None,
         }
     }
 }
@@ -258,17 +342,7 @@ impl Sink for DetectSink<'_> {
             self.sessions.resize_with(session + 1, || None);
         }
         let detectors = self.detectors;
-        let run = self.sessions[session].get_or_insert_with(|| SessionRun::new(detectors));
-        let i = msg.idx as usize;
-        if run.places.len() < i {
-            run.places.resize(i, (None, None, Role::default()));
-        }
-        if let Some(p) = i.checked_sub(1).and_then(|p| run.places.get_mut(p)) {
-            *p = (msg.line, msg.end_line, msg.role);
-        }
-        let mut released = Released::default();
-        run.stream.push(msg, &mut released);
-        run.findings.extend(released.findings);
+        self.sessions[session].get_or_insert_with(|| SessionRun::new(detectors)).push(msg);
         Ok(())
     }
 
@@ -300,6 +374,9 @@ pub fn finding_json(s: &SessionFindings, f: &Finding) -> serde_json::Value {
     if let Some(d) = &f.details {
         v["details"] = json!(d);
     }
+    if let Some(m) = &s.machine {
+        v["machine"] = json!(m);
+    }
     v
 }
 
@@ -307,10 +384,11 @@ fn print_finding(out: &mut impl Write, s: &SessionFindings, f: &Finding, style: 
     let cites: Vec<String> = f.evidence.iter().map(|i| format!("[msg {i}]")).collect();
     let line = s.place(f.key).and_then(|p| p.0).map(|l| format!(":{l}")).unwrap_or_default();
     writeln!(out, "{} {} {}", style.yellow(&f.detector), style.bold(&format!("[msg {}]", f.key)), f.summary)?;
+    let machine = s.machine.as_deref().map(|m| format!(" @{m}")).unwrap_or_default();
     writeln!(
         out,
         "  {} {}",
-        style.dim(&format!("{}{line}", display_path(&s.meta.source))),
+        style.dim(&format!("{}{line}{machine}", display_path(&s.meta.source))),
         style.dim(&cites.join(" "))
     )?;
     if let Some(cmd) = &f.command {

@@ -354,8 +354,46 @@ pub fn session(team: &mut Team, id: &str, machine: Option<&str>) -> Result<TeamS
     };
     let machine_name: String = row.get(0);
     let (mid, skey): (String, i64) = (row.get(1), row.get(2));
-    let mut meta: SessionMeta = json(row.get(3), "session")?;
+    let meta: SessionMeta = json(row.get(3), "session")?;
     let findings: Vec<Finding> = json(row.get(4), "finding")?;
+    read_whole(team, &mid, skey, meta, machine_name, findings)
+}
+
+/// Every session of the team store (of `machine`, when given), in the order of their
+/// sources, each read whole as [`session`] reads one, handed to `each` one at a time
+/// (a store is not held in memory).
+pub fn each_session(
+    team: &mut Team,
+    machine: Option<&str>,
+    mut each: impl FnMut(TeamSessionRead) -> Result<()>,
+) -> Result<()> {
+    let mut p = Params::default();
+    let mut wh = Vec::new();
+    session_conditions(&Filters::default(), machine, &mut p, &mut wh, false)?;
+    let sql = format!(
+        "SELECT mc.name, s.machine, s.skey, s.meta, {} FROM sessions s JOIN machines mc ON mc.id = s.machine
+         WHERE {} ORDER BY s.source, s.ordinal, mc.name",
+        findings_json(""),
+        if wh.is_empty() { "true".to_string() } else { wh.join(" AND ") }
+    );
+    let rows = team.db.query(&sql, &p.refs()).map_err(|e| team.url.error("listing sessions", e))?;
+    for row in rows {
+        let meta: SessionMeta = json(row.get(3), "session")?;
+        let findings: Vec<Finding> = json(row.get(4), "finding")?;
+        each(read_whole(team, &row.get::<_, String>(1), row.get(2), meta, row.get(0), findings)?)?;
+    }
+    Ok(())
+}
+
+/// The messages of the session (`mid`, `skey`) of the team store, in order, with their calls.
+fn read_whole(
+    team: &mut Team,
+    mid: &str,
+    skey: i64,
+    mut meta: SessionMeta,
+    machine: String,
+    findings: Vec<Finding>,
+) -> Result<TeamSessionRead> {
     let sql = format!(
         "SELECT m.idx, m.role, m.origin, m.ts, m.text, m.thinking, m.line, m.end_line, m.sidechain, {CALLS_JSON}
          FROM messages m WHERE m.machine = $1 AND m.skey = $2 ORDER BY m.idx"
@@ -380,7 +418,7 @@ pub fn session(team: &mut Team, id: &str, machine: Option<&str>) -> Result<TeamS
         });
     }
     meta.messages = messages.len() as u32;
-    Ok(TeamSessionRead { session: crate::model::Session { meta, messages }, machine: machine_name, findings })
+    Ok(TeamSessionRead { session: crate::model::Session { meta, messages }, machine, findings })
 }
 
 /// A session of the team store read whole ([`session`]).
