@@ -202,8 +202,23 @@ fn same_place(x: &str, y: &str) -> bool {
 /// Two failures with one root cause though worded differently: the same short reason
 /// (`Operation not permitted`) about the same place (`cargo fmt` refused a temp file under
 /// `~/.rustup`; `touch ~/.rustup/test` and `chmod -R u+rwx ~/.rustup` then refused too).
+/// Errors naming a carriage return (`/usr/bin/env: ‘bash\r’: No such file or directory`,
+/// `line 2: $'\r': command not found`) are one cause too, the script's Windows line
+/// endings, when the two command lines name the same script.
 fn same_root(a: (Option<&str>, Option<&str>), b: (Option<&str>, Option<&str>)) -> bool {
     let ((Some(ea), ca), (Some(eb), cb)) = (a, b) else { return false };
+    let carriage = |e: &str| e.contains("\\r'") || e.contains("\\r’");
+    // The script may be the program run (`./x.sh`) or its argument (`bash x.sh`).
+    let scripts = |c: &str| -> Vec<String> {
+        c.split_whitespace()
+            .filter(|w| w.len() >= 6 && w.contains('/'))
+            .map(|w| w.trim_matches(['"', '\'']).to_string())
+            .collect()
+    };
+    let same_script = |x: &str, y: &str| scripts(x).iter().any(|p| scripts(y).contains(p));
+    if carriage(ea) && carriage(eb) && ca.zip(cb).is_some_and(|(x, y)| same_script(x, y)) {
+        return true;
+    }
     match (reason_of(ea), reason_of(eb)) {
         (Some(ra), Some(rb)) if ra == rb => {
             let (pa, pb) = (places(ea, ca), places(eb, cb));
@@ -596,5 +611,21 @@ impl Context<'_> {
             _ => "unresolved",
         });
         st
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_root;
+
+    #[test]
+    fn windows_line_endings_are_one_root_cause() {
+        let (run, via_bash) =
+            (".specify/scripts/bash/setup-plan.sh --json", "bash .specify/scripts/bash/setup-plan.sh --json");
+        let env = "/usr/bin/env: ‘bash\\r’: No such file or directory";
+        let bash = ".specify/scripts/bash/setup-plan.sh: line 2: $'\\r': command not found";
+        assert!(same_root((Some(env), Some(run)), (Some(bash), Some(via_bash))));
+        // Near miss: the same carriage return in another script is another story.
+        assert!(!same_root((Some(env), Some(run)), (Some(bash), Some("bash tools/other.sh"))));
     }
 }
