@@ -62,15 +62,6 @@ fn sidecar_of_a_transcript(path: &Path) -> bool {
     path.with_file_name(format!("{stem}.jsonl")).is_file()
 }
 
-/// Google Antigravity's `transcript.jsonl` when the `transcript_full.jsonl` beside it is
-/// there: both are the same conversation, the first with long outputs and arguments cut
-/// short, so only the full one is read (as peers that read both do).
-fn shortened_copy_of_a_transcript(path: &Path) -> bool {
-    path.file_name().is_some_and(|n| n == "transcript.jsonl")
-        && path.parent().and_then(Path::file_name).is_some_and(|n| n == "logs")
-        && path.with_file_name("transcript_full.jsonl").is_file()
-}
-
 /// Folders whose files are read through another file, never on their own: OpenCode's
 /// `storage/message/` and `storage/part/` (and `storage/session/{message,part}/` of the
 /// older layout) belong to the session file that names them; OpenHands' `event_cache/`
@@ -168,7 +159,7 @@ pub fn discover(roots: &[PathBuf], explicit: bool, problems: &mut Vec<(PathBuf, 
             if !entry.file_type().is_file()
                 || !worth_sniffing(entry.path())
                 || sidecar_of_a_transcript(entry.path())
-                || shortened_copy_of_a_transcript(entry.path())
+                || formats::all().iter().any(|f| f.read_through_another(entry.path()))
             {
                 continue;
             }

@@ -2,7 +2,7 @@
 //! id>/.system_generated/logs/transcript.jsonl` (the IDE's newer builds keep
 //! `~/.gemini/antigravity-ide/brain/…`, the CLI `~/.gemini/antigravity-cli/brain/…`),
 //! and `transcript_full.jsonl` beside it: the same steps with no output or argument cut
-//! short, read instead of `transcript.jsonl` when it is there (`walk`).
+//! short, read instead of `transcript.jsonl` when it is there (`read_through_another`).
 //!
 //! One JSON object per step of the agent's trajectory, appended as it goes:
 //! `{step_index, source, type, status, created_at, content?, thinking?, tool_calls?,
@@ -65,6 +65,15 @@ impl Format for Antigravity {
 
     fn file_names(&self) -> &'static [&'static str] {
         &[".system_generated/logs/transcript.jsonl", ".system_generated/logs/transcript_full.jsonl"]
+    }
+
+    /// `transcript.jsonl` when `transcript_full.jsonl` is beside it: both are the same
+    /// conversation, the first with long outputs and arguments cut short, so only the full
+    /// one is read (as peers that read both do).
+    fn read_through_another(&self, path: &Path) -> bool {
+        path.file_name().is_some_and(|n| n == "transcript.jsonl")
+            && path.parent().and_then(Path::file_name).is_some_and(|n| n == "logs")
+            && path.with_file_name("transcript_full.jsonl").is_file()
     }
 
     fn folders(&self, places: &super::Places) -> Vec<super::Source> {

@@ -67,6 +67,12 @@ pub trait Format: Send + Sync {
     fn kept_with_project(&self) -> Option<&'static str> {
         None
     }
+    /// Whether `path`, a file its [`file_names`](Format::file_names) claim, is read through
+    /// another file beside it and so is skipped when a folder is walked (a file named on
+    /// the command line is still read).
+    fn read_through_another(&self, _path: &Path) -> bool {
+        false
+    }
     /// How sure the format is that it reads this file (0 = not its format), judged
     /// from the content's first bytes, with the name as a tie-breaker only.
     fn sniff(&self, path: &Path, head: &[u8]) -> u8;
