@@ -530,11 +530,12 @@ fn antigravity_steps() {
     let pip = &s.message(5).unwrap().calls[0];
     assert!(pip.command.as_deref().unwrap().starts_with("py.exe -m pip install"));
     let r = pip.result.as_ref().unwrap();
-    assert_eq!((r.exit_code, r.is_error, r.running), (Some(1), true, false));
+    assert_eq!((r.exit_code, r.is_error, r.running, r.interrupted), (Some(1), true, false, false));
     assert_eq!((s.message(5).unwrap().line, s.message(5).unwrap().end_line), (Some(7), Some(13)));
-    // The timer it set was cancelled: settled, no exit code.
+    // The timer it set was cancelled: settled, interrupted, no exit code.
     let timer = s.message(6).unwrap().calls[0].result.as_ref().unwrap();
     assert!(!timer.running && timer.exit_code.is_none() && timer.output.contains("timer was cancelled"));
+    assert!(timer.interrupted && !timer.is_error, "{timer:?}");
     // A failed `pip` (exit 1), a tool-call error, a step in error.
     assert_eq!(s.message(4).unwrap().calls[0].result.as_ref().unwrap().exit_code, Some(1));
     assert!(s.message(8).unwrap().calls[0].result.as_ref().unwrap().is_error);
@@ -566,7 +567,8 @@ fn antigravity_steps() {
 /// The CLI's `transcript_full.jsonl` steps (after the real one `tests/real_agents.rs` reads,
 /// `alexsaab/anarchy-database-client`): "The command exited with code N." and an
 /// `exit_code` field give the exit code; a background task's "output has stabilized" note
-/// leaves it running, and the later "was canceled" ends it without an exit code.
+/// leaves it running, and the later "was canceled" ends it interrupted, without an exit code
+/// (while a task that finished is not interrupted).
 #[test]
 fn antigravity_cli_exit_codes_and_cancelled_tasks() {
     let steps = [
@@ -590,7 +592,8 @@ fn antigravity_cli_exit_codes_and_cancelled_tasks() {
     let failed = calls[0].result.as_ref().unwrap();
     assert_eq!((failed.exit_code, failed.is_error), (Some(2), true));
     let cancelled = calls[1].result.as_ref().unwrap();
-    assert!(!cancelled.running && cancelled.exit_code.is_none(), "{cancelled:?}");
+    assert!(!cancelled.running && cancelled.exit_code.is_none() && cancelled.interrupted, "{cancelled:?}");
+    assert!(!failed.interrupted);
     assert!(cancelled.output.contains("Step was canceled"), "{cancelled:?}");
     // The note came while the task ran: a system message, not the task's end.
     assert!(s.messages.iter().any(|m| m.role == Role::System && m.text.contains("output has stabilized")));

@@ -16,7 +16,7 @@
 //! | `PLANNER_RESPONSE` | an assistant message: `content` text, `thinking`, `tool_calls` `[{name, args}]` calls whose argument values are JSON written as strings (decoded; `run_command`'s `CommandLine` is the command, its `Cwd` the session's folder) |
 //! | any other `MODEL` step (`RUN_COMMAND`, `VIEW_FILE`, `CODE_ACTION`, `GENERIC`, …) and `ERROR_MESSAGE` | the result of the oldest call still waiting, from an earlier step (the steps have no call ids: the agent runs its calls in order, each result a step of its own); "The command failed with exit code: N" / "completed successfully" / "exited with code N" (or the step's `exit_code`) give the exit code; an `ERROR_MESSAGE`, an `error` field or `status: ERROR` is a failed call |
 //! | other `USER_EXPLICIT` steps ("The USER performed the following action: …") | an injected system message: what the person did in the editor, not words to the agent |
-//! | a step with `status: RUNNING` ("Tool is running as a background task with task id: T") | the call's first part, still running; the `SYSTEM_MESSAGE` from `sender=T` ("Task id "T" finished with result: …") completes it and makes no message of its own |
+//! | a step with `status: RUNNING` ("Tool is running as a background task with task id: T") | the call's first part, still running; the `SYSTEM_MESSAGE` from `sender=T` ("Task id "T" finished with result: …") completes it and makes no message of its own; "was canceled with result: …" completes it interrupted |
 //! | `CHECKPOINT` | the compaction summary |
 //! | other `SYSTEM` steps (`SYSTEM_MESSAGE`, `CONVERSATION_HISTORY`, `EPHEMERAL_MESSAGE`, `KNOWLEDGE_ARTIFACTS`) | an injected system message when they hold text |
 //!
@@ -292,7 +292,7 @@ impl Reader {
 
     /// A `SYSTEM_MESSAGE` telling that a background task ended ("finished with result:",
     /// "was canceled with result:", a timer that "was cancelled"): its result completes
-    /// the call that started it (a cancelled one without exit code). False when it is no such
+    /// the call that started it (a cancelled one is interrupted, without exit code). False when it is no such
     /// message; a note on a task still running ("The command output has stabilized …")
     /// leaves it running.
     fn task_finished(&mut self, content: &str, at: At) -> bool {
@@ -308,8 +308,12 @@ impl Reader {
         let told = told.split("</SYSTEM_MESSAGE>").next().unwrap_or(told);
         let output = told.rsplit_once("\nLog: ").map_or(told, |(o, _)| o).trim().to_string();
         let exit_code = exit_code_of(&output);
+        // Stopped before it ended (by `manage_task`, the person, a timer): interrupted, as a
+        // call the user stopped is in every format.
+        let interrupted = finished.is_none();
         self.asm.amend(&id, Some(at.line), true, |r| {
             r.running = false;
+            r.interrupted |= interrupted;
             r.exit_code = exit_code;
             r.is_error = r.is_error || exit_code.is_some_and(|c| c != 0);
             r.output = output;

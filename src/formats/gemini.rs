@@ -38,7 +38,10 @@ use std::path::Path;
 use anyhow::Result;
 use serde_json::Value;
 
-use super::{Assembler, At, Format, Input, JsonLine, NoRestart, Sink, json_reason, orphan_result_message, parse_time};
+use super::{
+    Assembler, At, Format, Input, JsonLine, NoRestart, Sink, json_reason, next_json_record, orphan_result_message,
+    parse_time,
+};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
 
 /// `~/.gemini/tmp/<project>/chats/session-*.json[l]`.
@@ -371,101 +374,50 @@ impl Format for GeminiCli {
     }
 
     fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
-        let base = input.resume().map_or((1u32, 0u64), |r| (r.checkpoint.line.max(1), r.checkpoint.offset));
         let next_idx = input.resume().map_or(1, |r| r.checkpoint.next_idx);
-        let stop = input.stop_line();
         let path = input.path().to_path_buf();
-        let all = input.read_all()?;
-        let mut meta = input.resume().map(|r| r.session.clone()).unwrap_or_default();
-        // The older single document.
-        if base.1 == 0
-            && let Ok(doc) = serde_json::from_slice::<Value>(&all)
-            && let Some(Value::Array(msgs)) = doc.get("messages")
-        {
-            let mut sink = NoRestart::whole_document(sink);
-            saw_meta(&mut meta, &doc, &path);
-            let mut asm = Assembler::new(0, 1);
-            for rec in msgs {
-                if let Some(m) = session_message(rec, &mut sink, &mut meta) {
-                    asm.push(m, None, At::default(), &mut sink)?;
+        let mut records = Records {
+            meta: input.resume().map(|r| r.session.clone()).unwrap_or_default(),
+            order: Vec::new(),
+            kept: HashMap::new(),
+        };
+        let from_start = input.resume().is_none_or(|r| r.checkpoint.offset == 0);
+        // The first record: a line of JSON on its own is the JSONL's metadata; else the file
+        // may be the older single document, read whole (if it is not, it is read as lines).
+        let mut first = None;
+        if from_start {
+            let mut head = Vec::new();
+            while let Some(line) = input.next_line()? {
+                head.extend_from_slice(line.bytes);
+                head.push(b'\n');
+                if line.bytes.iter().all(u8::is_ascii_whitespace) {
+                    continue;
                 }
+                let at = At::of(&line);
+                match serde_json::from_slice::<Value>(line.bytes) {
+                    Ok(v) if v.is_object() && !v.get("messages").is_some_and(Value::is_array) => first = Some((at, v)),
+                    _ => {
+                        head.extend(input.read_all()?);
+                        if let Ok(doc) = serde_json::from_slice::<Value>(&head)
+                            && let Some(Value::Array(msgs)) = doc.get("messages")
+                        {
+                            return read_document(&doc, msgs, records.meta, &path, sink);
+                        }
+                        input.restart()?;
+                    }
+                }
+                break;
             }
-            asm.finish(&mut sink)?;
-            return Ok(vec![finish(meta, &path)]);
         }
         // JSONL: last version of each id wins, in the order of first appearance.
         let mut sink = NoRestart::lines(sink);
-        let mut order: Vec<String> = Vec::new();
-        let mut kept: HashMap<String, Kept> = HashMap::new();
-        let mut offset = base.1;
-        let mut number = base.0.saturating_sub(1);
-        let mut rest: &[u8] = &all;
-        while !rest.is_empty() {
-            let (line, next) = match memchr::memchr(b'\n', rest) {
-                Some(i) => (&rest[..i], &rest[i + 1..]),
-                None => (rest, &rest[rest.len()..]),
-            };
-            let at = At { line: number + 1, offset };
-            number += 1;
-            offset += (line.len() + usize::from(next.len() < rest.len() - line.len())) as u64;
-            let unterminated = next.is_empty() && !rest.ends_with(b"\n");
-            rest = next;
-            if stop.is_some_and(|s| at.line > s) {
-                break;
-            }
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let rec: Value = match serde_json::from_slice(line) {
-                Ok(v) => v,
-                Err(e) if unterminated && e.is_eof() => break,
-                Err(e) => {
-                    sink.bad(BadRecord { line: Some(at.line), reason: json_reason(&e) });
-                    continue;
-                }
-            };
-            if let Some(id) = rec.get("$rewindTo").and_then(Value::as_str) {
-                match order.iter().position(|o| o == id) {
-                    Some(p) => {
-                        for gone in order.drain(p..) {
-                            kept.remove(&gone);
-                        }
-                    }
-                    None => {
-                        order.clear();
-                        kept.clear();
-                    }
-                }
-            } else if let Some(set) = rec.get("$set") {
-                saw_meta(&mut meta, set, &path);
-                if let Some(Value::Array(msgs)) = set.get("messages") {
-                    order.clear();
-                    kept.clear();
-                    for m in msgs {
-                        if let Some(id) = m.get("id").and_then(Value::as_str) {
-                            if !kept.contains_key(id) {
-                                order.push(id.to_string());
-                            }
-                            kept.insert(id.to_string(), Kept { rec: m.clone(), at: None });
-                        }
-                    }
-                }
-            } else if let Some(id) = rec.get("id").and_then(Value::as_str) {
-                let id = id.to_string();
-                if !kept.contains_key(&id) {
-                    order.push(id.clone());
-                }
-                kept.insert(id, Kept { rec, at: Some(at) });
-            } else if rec.get("sessionId").is_some() {
-                saw_meta(&mut meta, &rec, &path);
-            } else if let Some(op) = rec.as_object().and_then(|o| o.keys().find(|k| k.starts_with('$'))) {
-                // An update operation this reader does not know yet.
-                sink.unknown(op);
-            } else {
-                sink.bad(BadRecord { line: Some(at.line), reason: "record is neither metadata nor a message".into() });
-            }
+        if let Some((at, rec)) = first {
+            records.take(rec, at, &path, &mut sink);
         }
+        while let Some((at, rec)) = next_json_record(input, &mut sink)? {
+            records.take(rec, at, &path, &mut sink);
+        }
+        let Records { mut meta, order, kept } = records;
         let mut asm = Assembler::new(0, next_idx);
         for id in &order {
             let Some(k) = kept.get(id) else { continue };
@@ -478,6 +430,82 @@ impl Format for GeminiCli {
         }
         asm.finish(&mut sink)?;
         Ok(vec![finish(meta, &path)])
+    }
+}
+
+/// The older single document `{sessionId, projectHash, startTime, lastUpdated, messages[]}`.
+fn read_document(
+    doc: &Value,
+    msgs: &[Value],
+    mut meta: SessionMeta,
+    path: &Path,
+    sink: &mut dyn Sink,
+) -> Result<Vec<SessionMeta>> {
+    let mut sink = NoRestart::whole_document(sink);
+    saw_meta(&mut meta, doc, path);
+    let mut asm = Assembler::new(0, 1);
+    for rec in msgs {
+        if let Some(m) = session_message(rec, &mut sink, &mut meta) {
+            asm.push(m, None, At::default(), &mut sink)?;
+        }
+    }
+    asm.finish(&mut sink)?;
+    Ok(vec![finish(meta, path)])
+}
+
+/// The records of a session JSONL read so far: the metadata, and each message id's last
+/// version in the order ids first appeared.
+struct Records {
+    meta: SessionMeta,
+    order: Vec<String>,
+    kept: HashMap<String, Kept>,
+}
+
+impl Records {
+    /// One line's record: a message (a new version of its id), `$set` (metadata, and the
+    /// whole list when it carries `messages`), `$rewindTo` (that message and all after it
+    /// dropped; all of them when the id is unknown), or the session's metadata.
+    fn take(&mut self, rec: Value, at: At, path: &Path, sink: &mut dyn Sink) {
+        if let Some(id) = rec.get("$rewindTo").and_then(Value::as_str) {
+            match self.order.iter().position(|o| o == id) {
+                Some(p) => {
+                    for gone in self.order.drain(p..) {
+                        self.kept.remove(&gone);
+                    }
+                }
+                None => {
+                    self.order.clear();
+                    self.kept.clear();
+                }
+            }
+        } else if let Some(set) = rec.get("$set") {
+            saw_meta(&mut self.meta, set, path);
+            if let Some(Value::Array(msgs)) = set.get("messages") {
+                self.order.clear();
+                self.kept.clear();
+                for m in msgs {
+                    if let Some(id) = m.get("id").and_then(Value::as_str) {
+                        if !self.kept.contains_key(id) {
+                            self.order.push(id.to_string());
+                        }
+                        self.kept.insert(id.to_string(), Kept { rec: m.clone(), at: None });
+                    }
+                }
+            }
+        } else if let Some(id) = rec.get("id").and_then(Value::as_str) {
+            let id = id.to_string();
+            if !self.kept.contains_key(&id) {
+                self.order.push(id.clone());
+            }
+            self.kept.insert(id, Kept { rec, at: Some(at) });
+        } else if rec.get("sessionId").is_some() {
+            saw_meta(&mut self.meta, &rec, path);
+        } else if let Some(op) = rec.as_object().and_then(|o| o.keys().find(|k| k.starts_with('$'))) {
+            // An update operation this reader does not know yet.
+            sink.unknown(op);
+        } else {
+            sink.bad(BadRecord { line: Some(at.line), reason: "record is neither metadata nor a message".into() });
+        }
     }
 }
 

@@ -447,6 +447,8 @@ pub struct Input {
     too_long: Vec<BadRecord>,
     /// Stop after this line (reading one message back).
     last_line: Option<u32>,
+    /// Where reading began: (byte offset, line number).
+    began: (u64, u32),
 }
 
 impl Input {
@@ -486,6 +488,7 @@ impl Input {
             resume,
             too_long: Vec::new(),
             last_line: None,
+            began: (offset, line),
         })
     }
 
@@ -568,6 +571,19 @@ impl Input {
                 repaired: &mut self.repaired,
             }));
         }
+    }
+
+    /// Back to where reading began (the resume checkpoint, else the file's start), as if
+    /// nothing had been read: for a format that reads its first lines to tell two forms of
+    /// file apart (Gemini CLI's single document and its JSONL).
+    pub fn restart(&mut self) -> Result<()> {
+        let (offset, line) = self.began;
+        self.reader.seek(SeekFrom::Start(offset)).with_context(|| format!("seeking in {}", self.path.display()))?;
+        (self.offset, self.line, self.consumed) = (offset, line.saturating_sub(1), offset);
+        self.kept.set(None);
+        self.too_long.clear();
+        self.buf.clear();
+        Ok(())
     }
 
     /// Over-long lines met so far.
