@@ -52,16 +52,6 @@ fn worth_sniffing(path: &Path) -> bool {
     formats::all().iter().flat_map(|f| f.file_names()).any(|p| formats::folders::name_matches(p, path))
 }
 
-/// A subagent's sidecar, read with the transcript beside it and never on its own: the
-/// `agent-<id>.meta.json` that Claude Code and Qwen Code write next to `agent-<id>.jsonl`
-/// (its `toolUseId` names the call that spawned the subagent).
-fn sidecar_of_a_transcript(path: &Path) -> bool {
-    let Some(stem) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".meta.json")) else {
-        return false;
-    };
-    path.with_file_name(format!("{stem}.jsonl")).is_file()
-}
-
 /// Folders whose files are read through another file, never on their own: OpenCode's
 /// `storage/message/` and `storage/part/` (and `storage/session/{message,part}/` of the
 /// older layout) belong to the session file that names them; OpenHands' `event_cache/`
@@ -158,7 +148,6 @@ pub fn discover(roots: &[PathBuf], explicit: bool, problems: &mut Vec<(PathBuf, 
             };
             if !entry.file_type().is_file()
                 || !worth_sniffing(entry.path())
-                || sidecar_of_a_transcript(entry.path())
                 || formats::all().iter().any(|f| f.read_through_another(entry.path()))
             {
                 continue;

@@ -8,6 +8,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Serialize;
 
+use super::fences::{self, Place};
 use super::liveness;
 use super::text::{clip, one_line, split_sentences};
 
@@ -113,14 +114,9 @@ fn is_structure(t: &str) -> bool {
 /// (`` - `sed -n '1,60p' shared/rng1/rng.py` ``) are left out.
 pub fn structure_items(text: &str, max: usize) -> Vec<String> {
     let mut out = Vec::new();
-    let mut fence = false;
-    for line in text.lines() {
+    for (place, line) in fences::lines(text) {
         let t = line.trim();
-        if t.starts_with("```") || t.starts_with("~~~") {
-            fence = !fence;
-            continue;
-        }
-        if fence || !is_structure(t) || t.starts_with('|') || t.starts_with('>') {
+        if place != Place::Text || !is_structure(t) || t.starts_with('|') || t.starts_with('>') {
             continue;
         }
         let t = t.trim_start_matches(|c: char| !c.is_alphanumeric() && c != '*' && c != '`');
@@ -146,21 +142,15 @@ pub fn structure_items(text: &str, max: usize) -> Vec<String> {
 pub fn prose_runs(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur: Vec<&str> = Vec::new();
-    let mut fence = false;
     let flush = |cur: &mut Vec<&str>, out: &mut Vec<String>| {
         if !cur.is_empty() {
             out.push(one_line(&cur.join(" ")));
             cur.clear();
         }
     };
-    for line in text.lines() {
+    for (place, line) in fences::lines(text) {
         let t = line.trim();
-        if t.starts_with("```") || t.starts_with("~~~") {
-            fence = !fence;
-            flush(&mut cur, &mut out);
-            continue;
-        }
-        if fence || t.is_empty() || is_structure(t) {
+        if place != Place::Text || t.is_empty() || is_structure(t) {
             flush(&mut cur, &mut out);
             continue;
         }

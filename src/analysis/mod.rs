@@ -5,7 +5,8 @@
 //! progress ([`liveness`]), the assistant's own words ([`statements`]: prose without
 //! code and quotes, sentences, hedges; [`claims`]: what kind of statement a sentence
 //! is), the facets search filters on ([`facets`]), and the text helpers every quote and
-//! summary goes through ([`text`]).
+//! summary goes through ([`text`]), with the one walk that knows which lines are
+//! fenced code ([`fences`]).
 //!
 //! `detect/` holds detectors only and `report/` reports only; both read from here.
 
@@ -13,6 +14,7 @@ pub mod call_facts;
 pub mod calls;
 pub mod claims;
 pub mod facets;
+pub mod fences;
 pub mod liveness;
 pub mod searches;
 pub mod statements;

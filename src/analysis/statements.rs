@@ -7,30 +7,15 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::fences::{self, Place};
 use super::text::{quote, without_ansi};
 
 /// The message text minus fenced code blocks, quoted lines (`> …`) and aider-style
 /// SEARCH/REPLACE bodies; inline code keeps its content (agents name things in it).
 pub fn prose(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut fence: Option<&str> = None;
-    for line in text.lines() {
-        let t = line.trim_start();
-        if let Some(f) = fence {
-            if t.starts_with(f) {
-                fence = None;
-            }
-            continue;
-        }
-        if t.starts_with("```") {
-            fence = Some("```");
-            continue;
-        }
-        if t.starts_with("~~~") {
-            fence = Some("~~~");
-            continue;
-        }
-        if t.starts_with('>') {
+    for (place, line) in fences::lines(text) {
+        if place != Place::Text || line.trim_start().starts_with('>') {
             continue;
         }
         out.push_str(&line.replace('`', ""));

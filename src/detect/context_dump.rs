@@ -29,6 +29,7 @@ use regex::Regex;
 
 use super::empty_user_turn::is_empty_turn;
 use super::{Cited, Details, Detector, Finding, SessionView, Telling};
+use crate::analysis::fences::{self, Place};
 use crate::analysis::text::{and_list, thousands};
 use crate::model::{Message, Origin, Role};
 
@@ -311,19 +312,17 @@ struct Shape {
 impl Shape {
     fn of(text: &str) -> Shape {
         let mut shape = Shape::default();
-        let mut in_code = false;
-        for line in text.lines() {
-            let t = line.trim();
-            // Markdown fences, and the `<source>` fences of aider's chat history.
-            if t.starts_with("```") || t.starts_with("~~~") || t.starts_with("<source") || t.starts_with("</source>") {
-                in_code = !in_code;
-                continue;
+        // Markdown fences, and the `<source>` fences of aider's chat history.
+        for (place, line) in fences::lines_with(text, fences::AIDER_FENCES) {
+            match place {
+                Place::Fence => continue,
+                Place::Code => {
+                    shape.code_chars += line.chars().count() + 1;
+                    continue;
+                }
+                Place::Text => {}
             }
-            if in_code {
-                shape.code_chars += line.chars().count() + 1;
-                continue;
-            }
-            if let Some(l) = section_label(t) {
+            if let Some(l) = section_label(line.trim()) {
                 shape.labels.push(l);
             }
         }

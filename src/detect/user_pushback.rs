@@ -26,6 +26,7 @@ use regex::Regex;
 use super::{Cited, Details, Detector, Finding, SessionView, Undoing};
 use crate::analysis::calls::edits;
 use crate::analysis::claims::{Kind as Claim, first_of};
+use crate::analysis::fences::{self, Place};
 use crate::analysis::statements::{clause_before, prose, sentence_quote, sentences};
 use crate::analysis::text::{content_words, either_script, quote, sentences as lead_sentences, typed, without_ansi};
 use crate::model::{Message, Origin, Role};
@@ -564,14 +565,11 @@ fn words(text: &str) -> Words {
     let mut pasted_chars = 0;
     let mut error = None;
     // Fenced blocks are pasted too: count them, look for an error in them.
-    let mut fence = false;
-    for line in text.lines() {
-        let t = line.trim_start();
-        if t.starts_with("```") || t.starts_with("~~~") {
-            fence = !fence;
+    for (place, line) in fences::lines(&text) {
+        if place == Place::Fence {
             continue;
         }
-        if fence || is_pasted(line) {
+        if place == Place::Code || is_pasted(line) {
             if !line.trim().is_empty() {
                 pasted_lines += 1;
                 pasted_chars += line.trim().chars().count();

@@ -520,6 +520,11 @@ impl Format for ClaudeCode {
         places.moved_home(self.id(), "CLAUDE_CONFIG_DIR", &[".claude"], &["projects"])
     }
 
+    /// A subagent's `agent-<id>.meta.json`, read with its `agent-<id>.jsonl`.
+    fn read_through_another(&self, path: &Path) -> bool {
+        super::subagent_sidecar(path)
+    }
+
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         let text = String::from_utf8_lossy(head);
         let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");

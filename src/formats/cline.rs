@@ -109,9 +109,16 @@ fn sniff_content(path: &Path, head: &[u8]) -> u8 {
     }
 }
 
+/// Kilo Code's VS Code extension writes Roo Code's task folders under its own extension id.
+const KIN: &[super::kin::Kin] = &[super::kin::Kin { agent: "Kilo Code", folders: &[&["kilocode.kilo-code"]] }];
+
 impl Format for Cline {
     fn id(&self) -> &'static str {
         "cline"
+    }
+
+    fn kin(&self) -> &'static [super::kin::Kin] {
+        KIN
     }
     fn agent(&self) -> &'static str {
         "Cline"
@@ -140,6 +147,10 @@ impl Format for Cline {
 impl Format for RooCode {
     fn id(&self) -> &'static str {
         "roo-code"
+    }
+
+    fn kin(&self) -> &'static [super::kin::Kin] {
+        KIN
     }
     fn agent(&self) -> &'static str {
         "Roo Code"

@@ -496,9 +496,16 @@ fn read_cell(nested: &[Nested], items: &[String], status: Option<CellStatus>) ->
     read
 }
 
+/// TRAE CLI writes Codex's rollouts under `~/.trae/cli/sessions/`.
+const KIN: &[super::kin::Kin] = &[super::kin::Kin { agent: "TRAE CLI", folders: &[&[".trae", "cli"]] }];
+
 impl Format for Codex {
     fn id(&self) -> &'static str {
         "codex"
+    }
+
+    fn kin(&self) -> &'static [super::kin::Kin] {
+        KIN
     }
 
     fn agent(&self) -> &'static str {

@@ -339,9 +339,16 @@ struct Kept {
     at: Option<At>,
 }
 
+/// Qwen Code's first versions wrote Gemini CLI's checkpoints, chats and streams under `~/.qwen/tmp/`.
+const KIN: &[super::kin::Kin] = &[super::kin::Kin { agent: "Qwen Code", folders: &[&[".qwen"]] }];
+
 impl Format for GeminiCli {
     fn id(&self) -> &'static str {
         "gemini-cli"
+    }
+
+    fn kin(&self) -> &'static [super::kin::Kin] {
+        KIN
     }
 
     fn agent(&self) -> &'static str {
@@ -574,6 +581,10 @@ impl Format for GeminiCheckpoint {
         "gemini-checkpoint"
     }
 
+    fn kin(&self) -> &'static [super::kin::Kin] {
+        KIN
+    }
+
     fn agent(&self) -> &'static str {
         "Gemini CLI"
     }
@@ -700,6 +711,10 @@ impl Format for GeminiCheckpoint {
 impl Format for GeminiStream {
     fn id(&self) -> &'static str {
         "gemini-stream"
+    }
+
+    fn kin(&self) -> &'static [super::kin::Kin] {
+        KIN
     }
 
     fn agent(&self) -> &'static str {

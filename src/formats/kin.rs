@@ -11,29 +11,17 @@
 
 use std::path::{Component, Path};
 
-/// One agent that shares `formats`' file shape, and the folder names that are its own.
-struct Kin {
-    agent: &'static str,
-    /// Format ids whose files this agent writes.
-    formats: &'static [&'static str],
+/// One agent that writes another agent's file shape: a format lists its kin in
+/// [`Format::kin`](super::Format::kin).
+pub struct Kin {
+    pub agent: &'static str,
     /// Consecutive folder names, one of which (run) is in the path of every file it keeps.
-    folders: &'static [&'static [&'static str]],
+    pub folders: &'static [&'static [&'static str]],
 }
 
-const KIN: &[Kin] = &[
-    Kin { agent: "TRAE CLI", formats: &["codex"], folders: &[&[".trae", "cli"]] },
-    Kin { agent: "Qwen Code", formats: &["gemini-cli", "gemini-checkpoint", "gemini-stream"], folders: &[&[".qwen"]] },
-    Kin { agent: "Kilo Code", formats: &["roo-code", "cline"], folders: &[&["kilocode.kilo-code"]] },
-    Kin {
-        agent: "Kilo",
-        formats: &["opencode", "opencode-db"],
-        folders: &[&["share", "kilo"], &["kilo", "storage"], &["kilo", "kilo.db"]],
-    },
-];
-
-/// The agent that wrote `path`, when it is one that shares the shape of format `format`
-/// and the file lies in that agent's own folder.
-pub fn agent(path: &Path, format: &str) -> Option<&'static str> {
+/// The agent that wrote `path`, when it is one of `kin` (a format's) and the file lies in
+/// that agent's own folder.
+pub fn agent(path: &Path, kin: &[Kin]) -> Option<&'static str> {
     let names: Vec<&str> = path
         .components()
         .filter_map(|c| match c {
@@ -41,15 +29,17 @@ pub fn agent(path: &Path, format: &str) -> Option<&'static str> {
             _ => None,
         })
         .collect();
-    KIN.iter()
-        .filter(|k| k.formats.contains(&format))
-        .find(|k| k.folders.iter().any(|run| names.windows(run.len()).any(|w| w == *run)))
-        .map(|k| k.agent)
+    kin.iter().find(|k| k.folders.iter().any(|run| names.windows(run.len()).any(|w| w == *run))).map(|k| k.agent)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn agent(path: &Path, format: &str) -> Option<&'static str> {
+        let f = crate::formats::all().iter().find(|f| f.id() == format).expect("a format of that id");
+        super::agent(path, f.kin())
+    }
 
     #[test]
     fn named_by_their_own_folders() {

@@ -44,7 +44,7 @@ use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, Session, 
 
 /// A line longer than this is skipped and reported; it would otherwise make memory
 /// use grow with the input.
-pub const MAX_LINE_BYTES: usize = 64 << 20;
+const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// One transcript format.
 pub trait Format: Send + Sync {
@@ -67,9 +67,15 @@ pub trait Format: Send + Sync {
     fn kept_with_project(&self) -> Option<&'static str> {
         None
     }
-    /// Whether `path`, a file its [`file_names`](Format::file_names) claim, is read through
-    /// another file beside it and so is skipped when a folder is walked (a file named on
-    /// the command line is still read).
+    /// Agents that write this format's file shape in folders of their own (forks that
+    /// kept their parent's format): the session's agent is the one whose folder holds the
+    /// file ([`kin`]).
+    fn kin(&self) -> &'static [kin::Kin] {
+        &[]
+    }
+    /// Whether `path`, a file some format's [`file_names`](Format::file_names) claim, is
+    /// read through another file of this format beside it and so is skipped when a folder
+    /// is walked (a file named on the command line is still read).
     fn read_through_another(&self, _path: &Path) -> bool {
         false
     }
@@ -87,7 +93,7 @@ pub trait Format: Send + Sync {
     /// place both are set; formats do not override it.
     fn parse(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
         let mut metas = self.read(input, sink)?;
-        let kin = kin::agent(input.path(), self.id());
+        let kin = kin::agent(input.path(), self.kin());
         for meta in &mut metas {
             meta.format = self.id().to_string();
             if let Some(agent) = kin {
@@ -1154,4 +1160,15 @@ mod tests {
         assert!(parse_time("2026-02-27T11:17:29.123456").is_some());
         assert!(parse_time("yesterday").is_none());
     }
+}
+
+/// A subagent's sidecar, read with the transcript beside it and never on its own: the
+/// `agent-<id>.meta.json` that Claude Code and Qwen Code write next to `agent-<id>.jsonl`
+/// (its `toolUseId` names the call that spawned the subagent). Both formats'
+/// [`Format::read_through_another`].
+pub(crate) fn subagent_sidecar(path: &Path) -> bool {
+    let Some(stem) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".meta.json")) else {
+        return false;
+    };
+    path.with_file_name(format!("{stem}.jsonl")).is_file()
 }

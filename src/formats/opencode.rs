@@ -315,9 +315,17 @@ fn read_json(path: &Path, sink: &mut dyn Sink) -> Option<Value> {
     }
 }
 
+/// Kilo (an OpenCode core) writes OpenCode's storage and database under its own name.
+const KIN: &[super::kin::Kin] =
+    &[super::kin::Kin { agent: "Kilo", folders: &[&["share", "kilo"], &["kilo", "storage"], &["kilo", "kilo.db"]] }];
+
 impl Format for OpenCode {
     fn id(&self) -> &'static str {
         "opencode"
+    }
+
+    fn kin(&self) -> &'static [super::kin::Kin] {
+        KIN
     }
 
     fn agent(&self) -> &'static str {
@@ -401,6 +409,10 @@ const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 impl Format for OpenCodeDb {
     fn id(&self) -> &'static str {
         "opencode-db"
+    }
+
+    fn kin(&self) -> &'static [super::kin::Kin] {
+        KIN
     }
 
     fn agent(&self) -> &'static str {

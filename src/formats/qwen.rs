@@ -99,6 +99,11 @@ impl Format for QwenCode {
         &["*.jsonl"]
     }
 
+    /// A subagent's `agent-<id>.meta.json`, read with its `agent-<id>.jsonl`.
+    fn read_through_another(&self, path: &Path) -> bool {
+        super::subagent_sidecar(path)
+    }
+
     fn folders(&self, places: &super::Places) -> Vec<super::Source> {
         // Its own records, and the Gemini CLI shape its first versions wrote (`formats::kin`).
         let mut out = places.in_home(self.id(), &[".qwen", "projects"]);

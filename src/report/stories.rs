@@ -411,15 +411,45 @@ impl Context<'_> {
         out
     }
 
+    /// The story of the failing call `f` in message `m` (at position `pos`) on subject
+    /// `subj`: its attempts until it was resolved or changed, what was read of it, what
+    /// the user said, and the findings within it.
     fn story_from(&self, pos: usize, m: &Message, f: &CallFacts, subj: String) -> Story {
-        let s = self.session;
+        let mut st = self.first_failure(m, f, subj);
+        let topic = format!(
+            "{} {} {}",
+            f.command.as_deref().unwrap_or(&f.tool),
+            f.file.as_deref().unwrap_or(""),
+            st.first.error.as_deref().unwrap_or("")
+        );
+        let end = (pos + SPAN).min(self.session.messages.len());
+        let stop = self.follow_attempts(pos, end, m, f, &topic, &mut st);
+        // Words after the subject's next call, told or not (a `--version` probe), are
+        // about that call.
+        let next_call = self
+            .session
+            .messages
+            .iter()
+            .enumerate()
+            .skip(pos + 1)
+            .find(|(_, n)| self.facts_of(n).iter().any(|g| subjects(g).contains(&st.subject)))
+            .map_or(usize::MAX, |(p, _)| p);
+        let next = st.attempts.first().or(st.resolved.as_ref()).map_or(usize::MAX, |a| self.pos_of(a.idx));
+        st.reading = self.reading_after(pos, next.min(next_call), &topic);
+        let last = self.user_words(pos, end, stop, f, &topic, &mut st);
+        self.close(pos, last, &mut st);
+        st
+    }
+
+    /// A story with its first failure and nothing after it yet.
+    fn first_failure(&self, m: &Message, f: &CallFacts, subj: String) -> Story {
         let first = self.attempt(m, f);
-        let mut st = Story {
+        Story {
             idx: m.idx,
             seed: m.idx,
             detector: "_story",
             situations: Vec::new(),
-            subject: subj.clone(),
+            subject: subj,
             reading: None,
             first,
             attempts: Vec::new(),
@@ -435,19 +465,26 @@ impl Context<'_> {
             findings: Vec::new(),
             last_failure: m.idx,
             never_again: false,
-        };
-        let topic = format!(
-            "{} {} {}",
-            f.command.as_deref().unwrap_or(&f.tool),
-            f.file.as_deref().unwrap_or(""),
-            st.first.error.as_deref().unwrap_or("")
-        );
+        }
+    }
+
+    /// The calls after the first failure that try the same thing again, until one
+    /// succeeds (the story is resolved) or fails in another way (the problem changed);
+    /// returns the position of the last one.
+    fn follow_attempts(
+        &self,
+        pos: usize,
+        end: usize,
+        m: &Message,
+        f: &CallFacts,
+        topic: &str,
+        st: &mut Story,
+    ) -> usize {
         let first_shape = error_shape(st.first.error.as_deref());
         // Later calls of the same message count too (parallel calls after the failing one).
         let own = self.facts_of(m).iter().position(|x| std::ptr::eq(x, f)).unwrap_or(0);
-        let end = (pos + SPAN).min(s.messages.len());
         let mut stop = pos;
-        'scan: for (p, n) in s.messages.iter().enumerate().take(end).skip(pos) {
+        'scan: for (p, n) in self.session.messages.iter().enumerate().take(end).skip(pos) {
             // What the user typed about it: a remark, or words shared with the command
             // or its error ("fix the temp file permissions"), not the name of the next
             // task ("Phase 5", "T026-T030").
@@ -455,7 +492,7 @@ impl Context<'_> {
                 && n.is_typed_user()
                 && !n.text.trim().is_empty()
                 && (request_text(&n.text).split_whitespace().count() >= 4
-                    || !content_words(&request_text(&n.text)).is_disjoint(&content_words(&topic)))
+                    || !content_words(&request_text(&n.text)).is_disjoint(&content_words(topic)))
             {
                 st.user.push(Quote { idx: n.idx, text: clip(&one_line(&request_text(&n.text)), QUOTE) });
             }
@@ -463,47 +500,16 @@ impl Context<'_> {
                 if p == pos && i <= own {
                     continue;
                 }
-                // The same subject, or another command failing with the same error
-                // (`cargo fmt` and `cargo check` both refused a temp file by rustup).
                 let g_error = self.attempt(n, g).error;
                 let g_shape = error_shape(g_error.as_deref());
-                let same = subjects(g).contains(&subj)
-                    || (g.failed() && first_shape.is_some() && g_shape == first_shape)
-                    || (g.failed()
-                        && same_root(
-                            (st.first.error.as_deref(), f.command.as_deref()),
-                            (g_error.as_deref(), g.command.as_deref()),
-                        ));
-                let other = !same
-                    && p <= pos + 2
-                    && st.attempts.is_empty()
-                    && !g.failed()
-                    && g.output.is_some()
-                    && f.command.as_deref().zip(g.command.as_deref()).is_some_and(|(a, b)| same_thing(a, b));
-                if !same && !other {
-                    continue;
-                }
-                // A call whose result never came says nothing either way; nor does asking
-                // the program for its version and getting it (a failed one is a failure
-                // like any other); a read of a
-                // background command's output is that run again, not another attempt.
-                // A probe the program answered with another error than the story's
-                // ("Unknown option: --version" after `ralph --help | head` found no
-                // `head`) asked something else of it: no retry either.
-                if g.output.as_ref().is_none_or(|o| o.interrupted)
-                    || (asks_version(g) && !asks_version(f) && !g.failed())
-                    || (asks_version(g) && g.failed() && g_shape != first_shape)
-                    || g.continues.is_some()
-                {
-                    continue;
-                }
+                let Some(same) = self.goes_on(f, g, n, p, pos, &st) else { continue };
                 let a = self.attempt(n, g);
                 // After failing the same way more than once, a failure of another shape
                 // on another command line means the problem told here is over: that one
                 // is the next story's.
                 if a.failed
                     && st.failures >= 2
-                    && subjects(g).contains(&subj)
+                    && subjects(g).contains(&st.subject)
                     && g_shape != first_shape
                     && !same_root(
                         (st.first.error.as_deref(), f.command.as_deref()),
@@ -531,7 +537,8 @@ impl Context<'_> {
                 st.took = secs_between(m.timestamp, n.timestamp).filter(|t| *t >= 60).map(duration);
                 st.resolved = Some(a);
                 // Words after the next failure, of whatever, are about that one.
-                let next_failure = s
+                let next_failure = self
+                    .session
                     .messages
                     .iter()
                     .enumerate()
@@ -539,29 +546,67 @@ impl Context<'_> {
                     .find(|(_, n)| self.facts_of(n).iter().any(|h| h.failed()))
                     .map_or(usize::MAX, |(q, _)| q.saturating_sub(1));
                 st.after = self
-                    .reading_after(p, next_failure, &topic)
+                    .reading_after(p, next_failure, topic)
                     .filter(|q| q.idx != st.reading.as_ref().map_or(0, |r| r.idx));
                 break 'scan;
             }
         }
-        // Words after the subject's next call, told or not (a `--version` probe), are
-        // about that call.
-        let next_call = s
-            .messages
-            .iter()
-            .enumerate()
-            .skip(pos + 1)
-            .find(|(_, n)| self.facts_of(n).iter().any(|g| subjects(g).contains(&subj)))
-            .map_or(usize::MAX, |(p, _)| p);
-        let next = st.attempts.first().or(st.resolved.as_ref()).map_or(usize::MAX, |a| self.pos_of(a.idx));
-        st.reading = self.reading_after(pos, next.min(next_call), &topic);
+        stop
+    }
+
+    /// Whether call `g` (of message `n`, at position `p`) tries the story's thing again:
+    /// `Some(true)` for the same subject or the same error, `Some(false)` for another
+    /// command doing the same thing right after, `None` for a call that says nothing of it.
+    fn goes_on(&self, f: &CallFacts, g: &CallFacts, n: &Message, p: usize, pos: usize, st: &Story) -> Option<bool> {
+        let first_shape = error_shape(st.first.error.as_deref());
+        let g_error = self.attempt(n, g).error;
+        let g_shape = error_shape(g_error.as_deref());
+        // The same subject, or another command failing with the same error
+        // (`cargo fmt` and `cargo check` both refused a temp file by rustup).
+        let same = subjects(g).contains(&st.subject)
+            || (g.failed() && first_shape.is_some() && g_shape == first_shape)
+            || (g.failed()
+                && same_root(
+                    (st.first.error.as_deref(), f.command.as_deref()),
+                    (g_error.as_deref(), g.command.as_deref()),
+                ));
+        let other = !same
+            && p <= pos + 2
+            && st.attempts.is_empty()
+            && !g.failed()
+            && g.output.is_some()
+            && f.command.as_deref().zip(g.command.as_deref()).is_some_and(|(a, b)| same_thing(a, b));
+        if !same && !other {
+            return None;
+        }
+        // A call whose result never came says nothing either way; nor does asking
+        // the program for its version and getting it (a failed one is a failure
+        // like any other); a read of a
+        // background command's output is that run again, not another attempt.
+        // A probe the program answered with another error than the story's
+        // ("Unknown option: --version" after `ralph --help | head` found no
+        // `head`) asked something else of it: no retry either.
+        if g.output.as_ref().is_none_or(|o| o.interrupted)
+            || (asks_version(g) && !asks_version(f) && !g.failed())
+            || (asks_version(g) && g.failed() && g_shape != first_shape)
+            || g.continues.is_some()
+        {
+            return None;
+        }
+        Some(same)
+    }
+
+    /// What the user said of it, told once: at most two remarks within the story, or,
+    /// unresolved and never retried, a turn soon after or one naming what failed.
+    /// Returns the last message the story reaches.
+    fn user_words(&self, pos: usize, end: usize, stop: usize, f: &CallFacts, topic: &str, st: &mut Story) -> u32 {
         // What the user typed after the story's last call is another story's.
-        let mut last = st.resolved.as_ref().map(|a| a.idx).unwrap_or_else(|| s.messages[stop].idx);
+        let mut last = st.resolved.as_ref().map(|a| a.idx).unwrap_or_else(|| self.session.messages[stop].idx);
         if st.resolved.is_some() || !st.attempts.is_empty() {
             st.user.retain(|q| q.idx < last);
             // Two at most: the ones about it (sharing a word with the command or its
             // error: "fix the temp file permissions") before other remarks.
-            let about = |q: &Quote| !content_words(&q.text).is_disjoint(&content_words(&topic));
+            let about = |q: &Quote| !content_words(&q.text).is_disjoint(&content_words(topic));
             let mut keep: Vec<Quote> = st.user.iter().filter(|q| about(q)).take(2).cloned().collect();
             keep.extend(st.user.iter().filter(|q| !about(q)).take(2 - keep.len()).cloned());
             keep.sort_by_key(|q| q.idx);
@@ -574,7 +619,8 @@ impl Context<'_> {
                     && n.text.split(|c: char| !c.is_alphanumeric() && c != '_' && c != '-').any(|w| w == f.program)
             };
             st.user.clear();
-            let typed = s
+            let typed = self
+                .session
                 .messages
                 .iter()
                 .enumerate()
@@ -587,15 +633,25 @@ impl Context<'_> {
                 st.user.push(Quote { idx: n.idx, text: clip(&one_line(&request_text(&n.text)), QUOTE) });
                 if named(n) {
                     st.situations.push("user-named-it");
-                    st.after = self.reading_after(p, usize::MAX, &topic);
+                    st.after = self.reading_after(p, usize::MAX, topic);
                     last = st.after.as_ref().map_or(n.idx, |q| q.idx);
                 }
             }
         }
+        last
+    }
+
+    /// Whether the subject was never tried again, the findings the story spans, and the
+    /// situation it ends in.
+    fn close(&self, pos: usize, last: u32, st: &mut Story) {
         if st.resolved.is_none() {
             let lp = self.pos_of(st.last_failure);
-            st.never_again =
-                !s.messages.iter().skip(lp + 1).any(|n| self.facts_of(n).iter().any(|g| subjects(g).contains(&subj)));
+            st.never_again = !self
+                .session
+                .messages
+                .iter()
+                .skip(lp + 1)
+                .any(|n| self.facts_of(n).iter().any(|g| subjects(g).contains(&st.subject)));
         }
         let reach = self.pos_of(last).max(pos);
         for fd in self.findings {
@@ -610,7 +666,6 @@ impl Context<'_> {
             _ if !st.attempts.is_empty() => "unresolved-retried",
             _ => "unresolved",
         });
-        st
     }
 }
 

@@ -614,8 +614,18 @@ impl<'a> Story<'a> {
     /// position `limit`.
     pub(super) fn experiment(&self, m: &Message, limit: usize) -> Option<(Experiment, Vec<u32>)> {
         let launch = self.cx.facts_of(m).iter().find(|c| c.action == "launch")?;
-        let s = self.cx.session;
         let pos = self.cx.pos_of(m.idx);
+        let mut x = self.launched(m, launch, pos);
+        let end = limit.min(pos + 1 + EXPERIMENT_SPAN).min(self.cx.session.messages.len());
+        self.how_it_ended(m, pos, end, &mut x);
+        let absorbed = self.what_followed(pos, end, &mut x);
+        x.outcome = outcome_of(&x);
+        Some((x, absorbed))
+    }
+
+    /// The experiment as launched: its command, purpose and what changed since the
+    /// previous launch; what became of it is filled in by the steps after.
+    fn launched(&self, m: &Message, launch: &CallFacts, pos: usize) -> Experiment {
         let (previous, changes, inert_changes) = self.launch_changes(m);
         // Edits count as a change of the launch only when the previous launch is close:
         // across hundreds of messages they are the session's work, not this launch's.
@@ -625,7 +635,7 @@ impl<'a> Story<'a> {
             }
             _ => Vec::new(),
         };
-        let mut x = Experiment {
+        Experiment {
             idx: m.idx,
             time: clock(m.timestamp),
             label: launch.label.clone(),
@@ -645,15 +655,16 @@ impl<'a> Story<'a> {
             verdict: None,
             next: None,
             outcome: "unknown",
-        };
-        let mut absorbed = Vec::new();
-        let end = limit.min(pos + 1 + EXPERIMENT_SPAN).min(s.messages.len());
-        // How the launch's own command line ended: its result, or, for a command left
-        // running in the background, the last read of its output that saw it end.
+        }
+    }
+
+    /// How the launch's own command line ended: its result, or, for a command left
+    /// running in the background, the last read of its output that saw it end.
+    fn how_it_ended(&self, m: &Message, pos: usize, end: usize, x: &mut Experiment) {
         let li = self.cx.facts_of(m).iter().position(|c| c.action == "launch").unwrap_or(0);
         if let Some(call) = m.calls.get(li) {
             let mut ended = call.result.as_ref().filter(|r| !r.running).map(|r| (m.idx, r, &self.cx.facts_of(m)[li]));
-            for n in s.messages.iter().take(end).skip(pos + 1) {
+            for n in self.cx.session.messages.iter().take(end).skip(pos + 1) {
                 // What the user said next comes after the launch's story, not inside it.
                 if n.is_typed_user() && !is_nudge(&n.text) {
                     break;
@@ -700,8 +711,15 @@ impl<'a> Story<'a> {
                 }
             }
         }
+    }
+
+    /// What followed the launch until the user spoke, the next launch or a finding of its
+    /// own: the wait on it, the error read from its log, the assistant's verdict on it.
+    /// Returns the messages its story takes in.
+    fn what_followed(&self, pos: usize, end: usize, x: &mut Experiment) -> Vec<u32> {
+        let mut absorbed = Vec::new();
         let mut wait_pos = None;
-        for (j, n) in s.messages.iter().enumerate().take(end).skip(pos) {
+        for (j, n) in self.cx.session.messages.iter().enumerate().take(end).skip(pos) {
             if j > pos && (n.is_typed_user() && !is_nudge(&n.text)) {
                 break;
             }
@@ -737,52 +755,15 @@ impl<'a> Story<'a> {
                 break;
             }
             if after_outcome && n.role == Role::Assistant && !n.text.trim().is_empty() {
-                let st = claims::statements(&n.text, QUOTE);
-                let concl: Vec<&str> = st
-                    .iter()
-                    .filter(|s| matches!(s.kind, Kind::Conclusion | Kind::Retraction))
-                    .map(|s| s.text.as_str())
-                    .take(2)
-                    .collect();
-                if !concl.is_empty() && facts.iter().all(|c| !matches!(c.action, "launch" | "edit" | "write" | "test"))
-                {
-                    // Two sentences are quoted together only when they stand side by side.
-                    let text = if concl.len() == 2 && one_line(&n.text).contains(&format!("{} {}", concl[0], concl[1]))
-                    {
-                        format!("{} {}", concl[0], concl[1])
-                    } else {
-                        concl[0].to_string()
-                    };
-                    x.verdict = Some(Quote { idx: n.idx, text });
-                    let plans: Vec<&str> = st
-                        .iter()
-                        .filter(|s| matches!(s.kind, Kind::Plan | Kind::Reason))
-                        .map(|s| s.text.as_str())
-                        .take(2)
-                        .collect();
-                    x.next = plans.first().map(|p| {
-                        let both = plans.get(1).map(|q| format!("{p} {q}"));
-                        let text = match both {
-                            Some(b) if one_line(&n.text).contains(&b) => b,
-                            _ => p.to_string(),
-                        };
-                        Quote { idx: n.idx, text }
-                    });
+                if let Some((verdict, next)) = verdict_of(n, facts) {
+                    x.verdict = Some(verdict);
+                    x.next = next;
                     absorbed.push(n.idx);
                 }
                 break;
             }
         }
-        x.outcome = match (&x.error, x.wait.as_ref().map(|w| w.outcome)) {
-            _ if x.ended == Some("time-limit") => "time-limit",
-            (Some(_), _) => "failed",
-            _ if x.exit_code.as_ref().is_some_and(|q| !STOPPED.iter().any(|c| c.to_string() == q.text)) => "failed",
-            (None, Some("alarm")) => "alarm",
-            (None, Some("timeout")) => "timeout",
-            (None, Some("ready")) => "ready",
-            _ => "unknown",
-        };
-        Some((x, absorbed))
+        absorbed
     }
 
     /// A relaunch the report's own launch reading does not recognise (the finding
@@ -1641,6 +1622,51 @@ fn after_tag(kind: &str) -> &'static str {
         "empty-turn" => "after-empty-turn",
         "recap" => "after-recap",
         _ => "after-other",
+    }
+}
+
+/// The assistant's verdict on a launch in message `n` (one conclusion, or two standing
+/// side by side) and what it plans next, unless the message acts again.
+fn verdict_of(n: &Message, facts: &[CallFacts]) -> Option<(Quote, Option<Quote>)> {
+    let st = claims::statements(&n.text, QUOTE);
+    let concl: Vec<&str> = st
+        .iter()
+        .filter(|s| matches!(s.kind, Kind::Conclusion | Kind::Retraction))
+        .map(|s| s.text.as_str())
+        .take(2)
+        .collect();
+    if concl.is_empty() || facts.iter().any(|c| matches!(c.action, "launch" | "edit" | "write" | "test")) {
+        return None;
+    }
+    // Two sentences are quoted together only when they stand side by side.
+    let text = if concl.len() == 2 && one_line(&n.text).contains(&format!("{} {}", concl[0], concl[1])) {
+        format!("{} {}", concl[0], concl[1])
+    } else {
+        concl[0].to_string()
+    };
+    let plans: Vec<&str> =
+        st.iter().filter(|s| matches!(s.kind, Kind::Plan | Kind::Reason)).map(|s| s.text.as_str()).take(2).collect();
+    let next = plans.first().map(|p| {
+        let both = plans.get(1).map(|q| format!("{p} {q}"));
+        let text = match both {
+            Some(b) if one_line(&n.text).contains(&b) => b,
+            _ => p.to_string(),
+        };
+        Quote { idx: n.idx, text }
+    });
+    Some((Quote { idx: n.idx, text }, next))
+}
+
+/// The experiment's outcome, from what its steps found.
+fn outcome_of(x: &Experiment) -> &'static str {
+    match (&x.error, x.wait.as_ref().map(|w| w.outcome)) {
+        _ if x.ended == Some("time-limit") => "time-limit",
+        (Some(_), _) => "failed",
+        _ if x.exit_code.as_ref().is_some_and(|q| !STOPPED.iter().any(|c| c.to_string() == q.text)) => "failed",
+        (None, Some("alarm")) => "alarm",
+        (None, Some("timeout")) => "timeout",
+        (None, Some("ready")) => "ready",
+        _ => "unknown",
     }
 }
 
