@@ -1121,6 +1121,17 @@ pub fn parse_time(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
         .or_else(|| chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f").ok().map(|n| n.and_utc()))
 }
 
+/// A subagent's sidecar, read with the transcript beside it and never on its own: the
+/// `agent-<id>.meta.json` that Claude Code and Qwen Code write next to `agent-<id>.jsonl`
+/// (its `toolUseId` names the call that spawned the subagent). Both formats'
+/// [`Format::read_through_another`].
+pub(crate) fn subagent_sidecar(path: &Path) -> bool {
+    let Some(stem) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".meta.json")) else {
+        return false;
+    };
+    path.with_file_name(format!("{stem}.jsonl")).is_file()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1160,15 +1171,4 @@ mod tests {
         assert!(parse_time("2026-02-27T11:17:29.123456").is_some());
         assert!(parse_time("yesterday").is_none());
     }
-}
-
-/// A subagent's sidecar, read with the transcript beside it and never on its own: the
-/// `agent-<id>.meta.json` that Claude Code and Qwen Code write next to `agent-<id>.jsonl`
-/// (its `toolUseId` names the call that spawned the subagent). Both formats'
-/// [`Format::read_through_another`].
-pub(crate) fn subagent_sidecar(path: &Path) -> bool {
-    let Some(stem) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".meta.json")) else {
-        return false;
-    };
-    path.with_file_name(format!("{stem}.jsonl")).is_file()
 }

@@ -502,7 +502,7 @@ impl Context<'_> {
                 }
                 let g_error = self.attempt(n, g).error;
                 let g_shape = error_shape(g_error.as_deref());
-                let Some(same) = self.goes_on(f, g, n, p, pos, &st) else { continue };
+                let Some(same) = self.goes_on(f, g, n, p, pos, st) else { continue };
                 let a = self.attempt(n, g);
                 // After failing the same way more than once, a failure of another shape
                 // on another command line means the problem told here is over: that one
