@@ -6,7 +6,10 @@
 //! `../shared/corpus-real/eval-real` (laid out as `<agent>/<owner>_<name>/<path>`, as
 //! `scripts/fetch-real-set` writes it); for `manifest-new.tsv`, `$DEBRIEF_EVAL_REAL_NEW/<rel>`,
 //! else `../shared/corpus-real-new/<rel>`, read with the row's format (an OpenHands V1 row is
-//! a folder, read through its first event file). Without the first folder the test says so
+//! a folder, read through its first event file); for `manifest-l9.tsv` (the held-out set L9),
+//! `$DEBRIEF_EVAL_REAL_L9`, else `../shared/corpus-real/eval-real-l9`, laid out as
+//! `scripts/fetch-real-set` writes it and read with the row's format (without that folder
+//! the test says so in one line and leaves L9's labels out). Without the first folder the test says so
 //! in one line and measures the second alone (CI's `../shared` holds corpus-real-new, so the
 //! held-out sets are always measured there); without either it says so and passes (a fresh
 //! clone has no real files). A manifest row whose file is
@@ -47,7 +50,7 @@ use debrief::redact::Redactor;
 use serde_json::json;
 
 struct Label {
-    /// The label file's set (`L1` … `L8`): `L7` and `L8` are held out, see `HELD_OUT`.
+    /// The label file's set (`L1` … `L9`): `L7`, `L8` and `L9` are held out, see `HELD_OUT`.
     set: String,
     key: String,
     session: String,
@@ -129,10 +132,12 @@ fn resolve(session: &Session, label: &Label) -> (u32, bool) {
 }
 
 /// A manifest row's transcript: where it is, and the format it is read with (`None`:
-/// recognised from the file, as for the rows of `manifest.tsv`).
+/// recognised from the file, as for the rows of `manifest.tsv`), and whether the folder of
+/// its set is there (a file missing from a present folder is named on stderr).
 struct Row {
     path: PathBuf,
     format: Option<&'static dyn Format>,
+    folder_present: bool,
 }
 
 #[derive(Default)]
@@ -172,7 +177,8 @@ fn detectors_on_real_sessions() {
         .into_iter()
         .map(|r| {
             let repo = r["repo"].replacen('/', "_", 1);
-            (r["key"].clone(), Row { path: data.join(&r["agent"]).join(repo).join(&r["path"]), format: None })
+            let path = data.join(&r["agent"]).join(repo).join(&r["path"]);
+            (r["key"].clone(), Row { path, format: None, folder_present: dev_present })
         })
         .collect();
     // The transcripts of corpus-real-new (L7, L8), each with the format its row names.
@@ -180,16 +186,42 @@ fn detectors_on_real_sessions() {
         .map(PathBuf::from)
         .unwrap_or_else(|| common::shared_root().join("corpus-real-new"));
     let new_present = new_dir.is_dir();
-    if !dev_present && !new_present {
+    // The held-out set L9 (`manifest-l9.tsv`), fetched by scripts/fetch-real-set.
+    let l9_dir = std::env::var_os("DEBRIEF_EVAL_REAL_L9")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| common::shared_root().join("corpus-real/eval-real-l9"));
+    let l9_present = l9_dir.is_dir();
+    if !dev_present && !new_present && !l9_present {
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), "skipped eval_real: {} not found either", new_dir.display());
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped eval_real: {} and {} not found either",
+            new_dir.display(),
+            l9_dir.display()
+        );
         return;
+    }
+    if !l9_present {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "eval_real: {} not found (scripts/fetch-real-set eval/real/manifest-l9.tsv makes it): L9's labels are left out",
+            l9_dir.display()
+        );
+    }
+    for r in tsv(&root.join("manifest-l9.tsv")) {
+        let key = &r["key"];
+        let format = formats::by_id(&r["format"])
+            .unwrap_or_else(|| panic!("eval/real/manifest-l9.tsv: {key}: unknown format `{}`", r["format"]));
+        let path = l9_dir.join(&r["agent"]).join(r["repo"].replacen('/', "_", 1)).join(&r["path"]);
+        let row = Row { path, format: Some(format), folder_present: l9_present };
+        assert!(manifest.insert(key.clone(), row).is_none(), "eval/real/manifest-l9.tsv: key {key} used twice");
     }
     for r in tsv(&root.join("manifest-new.tsv")) {
         let key = &r["key"];
         let format = formats::by_id(&r["format"])
             .unwrap_or_else(|| panic!("eval/real/manifest-new.tsv: {key}: unknown format `{}`", r["format"]));
-        let row = Row { path: new_dir.join(&r["rel"]), format: Some(format) };
+        let row = Row { path: new_dir.join(&r["rel"]), format: Some(format), folder_present: new_present };
         assert!(manifest.insert(key.clone(), row).is_none(), "eval/real/manifest-new.tsv: key {key} used twice");
     }
     let mut labels: Vec<Label> = Vec::new();
@@ -243,7 +275,7 @@ fn detectors_on_real_sessions() {
     absent.dedup();
     absent.retain(|k| manifest.get(*k).is_some_and(|r| !r.path.exists()));
     // An absent folder was said once; only a file missing from a present folder is named.
-    absent.retain(|k| if manifest[*k].format.is_some() { new_present } else { dev_present });
+    absent.retain(|k| manifest[*k].folder_present);
     for key in &absent {
         use std::io::Write as _;
         let _ = writeln!(std::io::stderr(), "eval_real: skipped {key}: {} not found", manifest[*key].path.display());
@@ -300,9 +332,20 @@ fn detectors_on_real_sessions() {
         );
         if !held_out {
             dev = Some(m.tallies);
-        } else if json_key == "held_out" {
+        } else if sets.as_slice() == FLOORED_HELD_OUT {
             held = Some(m.tallies);
         }
+    }
+    // The held-out floors hold L7+L8 together (`floors-held-out.tsv`); sets held out later
+    // (L9) are measured but not floored, so they are measured for the floors apart.
+    if held.is_none() {
+        let mine: Vec<&Label> = labels.iter().filter(|l| FLOORED_HELD_OUT.contains(&l.set.as_str())).collect();
+        let ex: Vec<(String, String)> = exhaustive
+            .iter()
+            .filter(|(set, _, _)| FLOORED_HELD_OUT.contains(&set.as_str()))
+            .map(|(_, k, p)| (k.clone(), p.clone()))
+            .collect();
+        held = Some(measure(&mine, &ex, &manifest, &mut parsed).tallies);
     }
     println!("{out}");
     if let Some(p) = std::env::var_os("DEBRIEF_EVAL_JSON") {
@@ -335,7 +378,12 @@ fn detectors_on_real_sessions() {
 /// The sets whose labels were written before the detectors were run on their sessions
 /// (the rows of `manifest-new.tsv`). L5 and L6 were held out until their misses were read
 /// and fixed (docs/detectors.md); they are development sets now.
-const HELD_OUT: &[&str] = &["L7", "L8"];
+/// L9 (`manifest-l9.tsv`, labelled 2026-12-04) was held out after L7 and L8 and is not floored:
+/// `floors-held-out.tsv` holds `FLOORED_HELD_OUT` together.
+const HELD_OUT: &[&str] = &["L7", "L8", "L9"];
+
+/// The held-out sets `floors-held-out.tsv` holds, together.
+const FLOORED_HELD_OUT: &[&str] = &["L7", "L8"];
 
 type Tallies = BTreeMap<&'static str, Tally>;
 
@@ -370,8 +418,9 @@ fn measure(
     let mut skipped_labels = 0;
     let mut exhaustive_measured = 0;
     for (key, prefix) in &wanted {
-        let row =
-            manifest.get(key).unwrap_or_else(|| panic!("{key}: not in eval/real/manifest.tsv nor manifest-new.tsv"));
+        let row = manifest
+            .get(key)
+            .unwrap_or_else(|| panic!("{key}: not in eval/real/manifest.tsv, manifest-new.tsv nor manifest-l9.tsv"));
         let path = &row.path;
         // A manifest row whose file has not reached this copy of the set yet: left out
         // of the figures with its labels (the caller has said so on stderr), not a failure.
