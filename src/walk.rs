@@ -32,11 +32,11 @@ pub fn without_default_folder() -> Vec<(&'static str, &'static str)> {
 }
 
 /// Why a folder named on the command line gave no transcript (no file in it is of a
-/// format debrief knows), for its one line of error.
+/// format debrief knows), for its one line of error: a format's own reason when the folder
+/// is one of its agent's ([`Format::empty_folder_reason`](formats::Format::empty_folder_reason)).
 pub fn empty_folder_reason(dir: &Path) -> String {
-    let has = |name: &str| dir.join(name).is_file();
-    if !has("api_conversation_history.json") && (has("ui_messages.json") || has("task_metadata.json")) {
-        return "a Cline / Roo Code task folder without api_conversation_history.json (the conversation); nothing to read".into();
+    if let Some(reason) = formats::all().iter().find_map(|f| f.empty_folder_reason(dir)) {
+        return reason.into();
     }
     let empty = std::fs::read_dir(dir).map(|mut rd| rd.next().is_none()).unwrap_or(false);
     if empty {
@@ -52,27 +52,10 @@ fn worth_sniffing(path: &Path) -> bool {
     formats::all().iter().flat_map(|f| f.file_names()).any(|p| formats::folders::name_matches(p, path))
 }
 
-/// Folders whose files are read through another file, never on their own: OpenCode's
-/// `storage/message/` and `storage/part/` (and `storage/session/{message,part}/` of the
-/// older layout) belong to the session file that names them; OpenHands' `event_cache/`
-/// pages repeat the conversation's `events/` folder beside them.
+/// Folders whose files are read through another file, never on their own (a session's
+/// message folder): some format says so ([`Format::folder_read_through_another`](formats::Format::folder_read_through_another)).
 fn read_through_another_file(dir: &Path) -> bool {
-    let Some(name) = dir.file_name() else { return false };
-    if name == "event_cache" {
-        return dir.parent().is_some_and(|conv| conv.join("events").is_dir());
-    }
-    if name != "message" && name != "part" {
-        return false;
-    }
-    let parent = dir.parent();
-    let parent_name = parent.and_then(Path::file_name);
-    match parent_name {
-        Some(p) if p == "storage" => parent.is_some_and(|s| s.join("session").is_dir()),
-        Some(p) if p == "session" => {
-            parent.and_then(Path::parent).and_then(Path::file_name).is_some_and(|g| g == "storage")
-        }
-        _ => false,
-    }
+    formats::all().iter().any(|f| f.folder_read_through_another(dir))
 }
 
 fn nanos(t: std::time::SystemTime) -> i128 {
@@ -80,26 +63,13 @@ fn nanos(t: std::time::SystemTime) -> i128 {
 }
 
 /// Size and time by which a change is noticed, for files whose content lives partly
-/// elsewhere: an SQLite database with its write-ahead log, an OpenCode session file
-/// with its message folder.
+/// elsewhere: what a format reads beside the file ([`Format::read_beside`](formats::Format::read_beside))
+/// adds its bytes to the size and its time to the mtime.
 fn effective_stat(path: &Path, size: u64, mtime: i128) -> (u64, i128) {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    if name.ends_with(".db") {
-        let mut wal = path.as_os_str().to_owned();
-        wal.push("-wal");
-        if let Ok(md) = std::fs::metadata(PathBuf::from(wal)) {
-            let wal_time = md.modified().map(nanos).unwrap_or(0);
-            return (size + md.len(), mtime.max(wal_time));
-        }
-        return (size, mtime);
+    match formats::all().iter().find_map(|f| f.read_beside(path)) {
+        Some(b) => (size + b.bytes, mtime.max(b.modified.map(nanos).unwrap_or(0))),
+        None => (size, mtime),
     }
-    if name.starts_with("ses_")
-        && name.ends_with(".json")
-        && let Some(t) = crate::formats::opencode::storage_mtime(path)
-    {
-        return (size, mtime.max(nanos(t)));
-    }
-    (size, mtime)
 }
 
 /// Absolute form of a path without resolving symlinks in its last component.
@@ -188,13 +158,13 @@ fn special_kind(meta: &std::fs::Metadata) -> &'static str {
     "not a file"
 }
 
-/// OpenHands keeps a conversation as one JSON file per event in a folder (the SDK's
+/// A format may keep a session as one file per event in a folder (OpenHands: the SDK's
 /// `events/`, or wherever a conversation was saved). The folder becomes one candidate:
 /// its first event file, with the folder's total size and latest mtime, so that a new
-/// event makes the index read the conversation again (the OpenHands parser reads the
-/// siblings). Event files named one by one (a shell glob) are one conversation too.
+/// event makes the index read the session again (the format's reader reads the
+/// siblings). Event files named one by one (a shell glob) are one session too.
 fn collapse_event_folders(out: &mut Vec<Candidate>) {
-    use crate::formats::openhands::event_folder_index;
+    let event_folder_index = |path: &Path| formats::all().iter().find_map(|f| f.folder_member(path));
     let mut firsts: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
     let mut keep = vec![true; out.len()];
     for i in 0..out.len() {

@@ -109,12 +109,25 @@ fn sniff_content(path: &Path, head: &[u8]) -> u8 {
     }
 }
 
+/// A task folder whose conversation (`api_conversation_history.json`) is missing: the
+/// UI's messages or the task's metadata alone are not read.
+fn task_folder_without_history(dir: &Path) -> Option<&'static str> {
+    let has = |name: &str| dir.join(name).is_file();
+    (!has("api_conversation_history.json") && (has("ui_messages.json") || has("task_metadata.json"))).then_some(
+        "a Cline / Roo Code task folder without api_conversation_history.json (the conversation); nothing to read",
+    )
+}
+
 /// Kilo Code's VS Code extension writes Roo Code's task folders under its own extension id.
 const KIN: &[super::kin::Kin] = &[super::kin::Kin { agent: "Kilo Code", folders: &[&["kilocode.kilo-code"]] }];
 
 impl Format for Cline {
     fn id(&self) -> &'static str {
         "cline"
+    }
+
+    fn empty_folder_reason(&self, dir: &Path) -> Option<&'static str> {
+        task_folder_without_history(dir)
     }
 
     fn kin(&self) -> &'static [super::kin::Kin] {
@@ -147,6 +160,10 @@ impl Format for Cline {
 impl Format for RooCode {
     fn id(&self) -> &'static str {
         "roo-code"
+    }
+
+    fn empty_folder_reason(&self, dir: &Path) -> Option<&'static str> {
+        task_folder_without_history(dir)
     }
 
     fn kin(&self) -> &'static [super::kin::Kin] {

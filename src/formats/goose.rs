@@ -269,6 +269,10 @@ impl Format for GooseDb {
         &["goose/*/sessions.db"]
     }
 
+    fn read_beside(&self, path: &Path) -> Option<super::Beside> {
+        super::sqlite_wal(path)
+    }
+
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
         if !head.starts_with(SQLITE_MAGIC) {
             return 0;

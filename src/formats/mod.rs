@@ -34,7 +34,7 @@ use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -79,6 +79,29 @@ pub trait Format: Send + Sync {
     fn read_through_another(&self, _path: &Path) -> bool {
         false
     }
+    /// Whether the folder `dir` holds files read through another file of this format
+    /// (a session's message folder, a cache of pages another folder repeats): a walk does
+    /// not enter it.
+    fn folder_read_through_another(&self, _dir: &Path) -> bool {
+        false
+    }
+    /// What else this format reads of `path` beside the file itself (an SQLite database's
+    /// write-ahead log, an OpenCode session's message folder), so that a change there is
+    /// noticed: `None` when the file is read alone.
+    fn read_beside(&self, _path: &Path) -> Option<Beside> {
+        None
+    }
+    /// The position of `path` among the numbered files of a folder that together hold one
+    /// session (OpenHands' events, a file per event): such a folder is one session, handed
+    /// out as its first file.
+    fn folder_member(&self, _path: &Path) -> Option<u64> {
+        None
+    }
+    /// Why `dir`, a folder named on the command line in which no file was a transcript,
+    /// holds none, when it is a folder of this format's agent that lacks the file it reads.
+    fn empty_folder_reason(&self, _dir: &Path) -> Option<&'static str> {
+        None
+    }
     /// How sure the format is that it reads this file (0 = not its format), judged
     /// from the content's first bytes, with the name as a tie-breaker only.
     fn sniff(&self, path: &Path, head: &[u8]) -> u8;
@@ -104,6 +127,27 @@ pub trait Format: Send + Sync {
         }
         Ok(metas)
     }
+}
+
+/// What a format reads beside a file ([`Format::read_beside`]): the bytes there, added to
+/// the file's size, and their latest modification time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Beside {
+    pub bytes: u64,
+    pub modified: Option<std::time::SystemTime>,
+}
+
+/// An SQLite database's write-ahead log (`<file>-wal`), which holds the latest writes
+/// until a checkpoint copies them into the file: what the SQLite formats read beside a
+/// `.db` file (any `.db` file, named on the command line or found in a folder).
+pub(crate) fn sqlite_wal(path: &Path) -> Option<Beside> {
+    if !path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(".db")) {
+        return None;
+    }
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let md = std::fs::metadata(PathBuf::from(wal)).ok()?;
+    Some(Beside { bytes: md.len(), modified: md.modified().ok() })
 }
 
 /// Every format, in sniffing order of preference.

@@ -284,8 +284,26 @@ pub fn is_storage_session(head: &[u8]) -> bool {
         && text.contains("\"time\"")
 }
 
+/// OpenCode's `storage/message/` and `storage/part/` (and `storage/session/{message,part}/`
+/// of the older layout): their files belong to the session file that names them.
+fn is_message_or_part_folder(dir: &Path) -> bool {
+    let Some(name) = dir.file_name() else { return false };
+    if name != "message" && name != "part" {
+        return false;
+    }
+    let parent = dir.parent();
+    let parent_name = parent.and_then(Path::file_name);
+    match parent_name {
+        Some(p) if p == "storage" => parent.is_some_and(|s| s.join("session").is_dir()),
+        Some(p) if p == "session" => {
+            parent.and_then(Path::parent).and_then(Path::file_name).is_some_and(|g| g == "storage")
+        }
+        _ => false,
+    }
+}
+
 /// The newest modification time among a storage session's files, for the walker.
-pub fn storage_mtime(path: &Path) -> Option<std::time::SystemTime> {
+fn storage_mtime(path: &Path) -> Option<std::time::SystemTime> {
     let id = path.file_stem()?.to_str()?;
     let l = layout(path, id)?;
     std::fs::metadata(&l.messages).and_then(|m| m.modified()).ok()
@@ -342,6 +360,18 @@ impl Format for OpenCode {
         let mut out = places.data(self.id(), "opencode", &[&["storage", "session"], &["opencode.db"]]);
         out.extend(places.data("kilo", "kilo", &[&["storage", "session"], &["kilo.db"]]));
         out
+    }
+
+    fn folder_read_through_another(&self, dir: &Path) -> bool {
+        is_message_or_part_folder(dir)
+    }
+
+    fn read_beside(&self, path: &Path) -> Option<super::Beside> {
+        let name = path.file_name()?.to_str()?;
+        if !(name.starts_with("ses_") && name.ends_with(".json")) {
+            return None;
+        }
+        Some(super::Beside { bytes: 0, modified: Some(storage_mtime(path)?) })
     }
 
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {
@@ -421,6 +451,10 @@ impl Format for OpenCodeDb {
 
     fn file_names(&self) -> &'static [&'static str] {
         &["opencode.db", "kilo.db"]
+    }
+
+    fn read_beside(&self, path: &Path) -> Option<super::Beside> {
+        super::sqlite_wal(path)
     }
 
     fn sniff(&self, path: &Path, head: &[u8]) -> u8 {

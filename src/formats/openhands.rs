@@ -99,6 +99,15 @@ impl Format for OpenHands {
         &["*.json"]
     }
 
+    /// `event_cache/` pages repeat the conversation's `events/` folder beside them.
+    fn folder_read_through_another(&self, dir: &Path) -> bool {
+        dir.file_name().is_some_and(|n| n == "event_cache") && dir.parent().is_some_and(|c| c.join("events").is_dir())
+    }
+
+    fn folder_member(&self, path: &Path) -> Option<u64> {
+        event_folder_index(path)
+    }
+
     fn folders(&self, places: &super::Places) -> Vec<super::Source> {
         // The agent SDK / CLI keeps `~/.openhands/conversations/<id>/events/`, the V0 server
         // its file store's `sessions/<id>/events/` (`FILE_STORE_PATH`).
