@@ -147,3 +147,92 @@ fn a_tool_call_without_status_keeps_its_result() {
     assert_eq!((r.exit_code, r.is_error), (Some(2), true));
     assert!(r.output.starts_with("make: ***"));
 }
+
+/// The session JSONL of the fixture with its first line replaced by `first`, in a folder
+/// of its own.
+fn with_first_line(tmp: &std::path::Path, first: &str) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(broken(&format!("{CHATS}/session-2026-02-03T08-15-9a8b7c6d.jsonl"))).unwrap();
+    let file = tmp.join("session-2026-02-03T08-15-9a8b7c6d.jsonl");
+    let rest: Vec<&str> = text.lines().skip(1).collect();
+    std::fs::write(&file, format!("{first}\n{}\n", rest.join("\n"))).unwrap();
+    file
+}
+
+fn gemini_cli() -> &'static dyn formats::Format {
+    formats::by_id("gemini-cli").unwrap()
+}
+
+/// A broken line is one line of error naming the file and the line, worded the way every
+/// JSONL format words it, and the lines after it are read.
+#[test]
+fn a_broken_line_names_file_and_line_and_the_rest_is_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = with_first_line(tmp.path(), "not json at all");
+    let parsed = formats::parse_file(&file, Some(gemini_cli())).unwrap();
+    let bad: Vec<(Option<u32>, &str)> = parsed.bad.iter().map(|b| (b.line, b.reason.as_str())).collect();
+    assert_eq!(bad, vec![(Some(1), "not a JSON object"), (Some(11), "EOF while parsing a string (column 48)")]);
+    let s = &parsed.sessions[0];
+    assert_eq!(s.messages.len(), 5, "the messages after the broken first line");
+    assert_eq!(s.meta.title.as_deref(), Some("Fix flaky queue drain test"));
+    let out = common::debrief(&tmp.path().join("ix"))
+        .args(["show", "--input-format", "gemini-cli", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines,
+        vec![
+            format!("debrief: {}:1: not a JSON object", file.display()),
+            format!("debrief: {}:11: EOF while parsing a string (column 48)", file.display()),
+        ]
+    );
+}
+
+/// A first line cut short (the metadata record half written) is a broken line of the
+/// JSONL, not the start of the older single document: the file is read as lines.
+#[test]
+fn a_first_line_cut_short_is_read_as_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = with_first_line(tmp.path(), r#"{"sessionId":"9a8b7c6d-1e2f-4a3b-9c4d-5e6f7a8b9c0d","projectHa"#);
+    let parsed = formats::parse_file(&file, Some(gemini_cli())).unwrap();
+    assert_eq!(parsed.bad.iter().map(|b| b.line).collect::<Vec<_>>(), vec![Some(1), Some(11)]);
+    assert!(parsed.bad[0].reason.starts_with("EOF while parsing a string"), "{}", parsed.bad[0].reason);
+    assert_eq!(parsed.sessions[0].messages.len(), 5);
+}
+
+/// The older single document, cut short: its first line opens a document, so it is read
+/// whole; as it does not parse, the reader restarts and reads it as lines, which names
+/// its broken lines and finds no message, so `show` says so and exits 1.
+#[test]
+fn a_broken_document_falls_back_to_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let doc = std::fs::read(corpus(&format!("{CHATS}/session-2025-09-14T10-02-5b1c7e2a.json"))).unwrap();
+    let file = tmp.path().join("session-2025-09-14T10-02-5b1c7e2a.json");
+    std::fs::write(&file, &doc[..1500]).unwrap();
+    let parsed = formats::parse_file(&file, Some(gemini_cli())).unwrap();
+    assert_eq!(parsed.bad[0].line, Some(1));
+    assert_eq!(parsed.bad[0].reason, "EOF while parsing an object (column 1)");
+    assert_eq!((parsed.bad[1].line, parsed.bad[1].reason.as_str()), (Some(2), "not a JSON object"));
+    assert!(parsed.sessions.iter().all(|s| s.messages.is_empty()));
+    let out = common::debrief(&tmp.path().join("ix")).args(["show", file.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with(&format!("debrief: {}:1: EOF while parsing an object (column 1)\n", file.display())),
+        "{err}"
+    );
+    let last = err.lines().last().unwrap();
+    assert_eq!(
+        last,
+        format!("debrief: {}: read as Gemini CLI (format gemini-cli), but no message was found in it", file.display())
+    );
+    // The whole document reads as before.
+    let whole = tmp.path().join("whole").join("session-2025-09-14T10-02-5b1c7e2a.json");
+    std::fs::create_dir(whole.parent().unwrap()).unwrap();
+    std::fs::write(&whole, &doc).unwrap();
+    let parsed = formats::parse_file(&whole, Some(gemini_cli())).unwrap();
+    assert!(parsed.bad.is_empty());
+    assert_eq!(parsed.sessions[0].messages.len(), 8);
+}

@@ -648,6 +648,11 @@ fn pi_session_counts_as_its_message_records() {
     let bash = calls.iter().filter(|c| c["name"] == "bash").count();
     let failed = role("toolResult").filter(|m| m["isError"] == true).count();
     assert_eq!(call_counts(s), (calls.len(), bash, failed, 0));
+    // Reasoning: every assistant record with a thinking block gives its message thinking.
+    let thought = role("assistant")
+        .filter(|m| blocks(&m["content"]).iter().any(|b| b["type"] == "thinking" && b["thinking"] != ""))
+        .count();
+    assert_eq!(s.messages.iter().filter(|m| !m.thinking.is_empty()).count(), thought, "thinking");
     let lost = uncovered_lines(&path, &sessions, |l| {
         ["\"session\"", "\"model_change\"", "\"thinking_level_change\""]
             .iter()
@@ -702,6 +707,10 @@ fn gemini_content_array_counts_as_its_entries() {
         .count();
     let shell = calls.iter().filter(|c| c["name"] == "run_shell_command").count();
     assert_eq!(call_counts(s), (calls.len(), shell, failed, 0));
+    // Reasoning: each model entry with a `thought: true` part is a message with thinking.
+    let thought = history.iter().filter(|c| parts(c).iter().any(|p| p["thought"] == true)).count();
+    assert_eq!(thought, 20);
+    assert_eq!(s.messages.iter().filter(|m| !m.thinking.is_empty()).count(), thought, "thinking");
 }
 
 #[test]

@@ -389,8 +389,10 @@ impl Format for GeminiCli {
             kept: HashMap::new(),
         };
         let from_start = input.resume().is_none_or(|r| r.checkpoint.offset == 0);
-        // The first record: a line of JSON on its own is the JSONL's metadata; else the file
-        // may be the older single document, read whole (if it is not, it is read as lines).
+        // The first record: a line of JSON on its own is the JSONL's metadata; a line that
+        // opens a document is the older single document, read whole (if it does not parse as
+        // one, the file is read as lines); any other line is a broken first line of the JSONL,
+        // and the file is read as lines without loading it whole.
         let mut first = None;
         if from_start {
             let mut head = Vec::new();
@@ -404,8 +406,7 @@ impl Format for GeminiCli {
                 match serde_json::from_slice::<Value>(line.bytes) {
                     Ok(v) if v.is_object() && !v.get("messages").is_some_and(Value::is_array) => first = Some((at, v)),
                     _ => {
-                        head.extend(input.read_all()?);
-                        if let Ok(doc) = serde_json::from_slice::<Value>(&head)
+                        if let Some(doc) = whole_document(input, head)?
                             && let Some(Value::Array(msgs)) = doc.get("messages")
                         {
                             return read_document(&doc, msgs, records.meta, &path, sink);
@@ -438,6 +439,26 @@ impl Format for GeminiCli {
         asm.finish(&mut sink)?;
         Ok(vec![finish(meta, &path)])
     }
+}
+
+/// How much past its first line a file is read to tell the older single document from a
+/// JSONL whose first line is broken.
+const DOCUMENT_PREFIX: u64 = 64 * 1024;
+
+/// The file as one JSON document, when it is one; `head` is what has been read of it (its
+/// first line). A bounded prefix decides first: a JSONL whose first line is broken shows a
+/// syntax error within its next lines (a line of its own is no continuation of a document),
+/// so only a prefix that is a document, or the valid start of one, makes the file be read
+/// whole. The caller restarts the input when this gives `None`.
+fn whole_document(input: &mut Input, mut head: Vec<u8>) -> Result<Option<Value>> {
+    head.extend(input.read_up_to(DOCUMENT_PREFIX)?);
+    match serde_json::from_slice::<Value>(&head) {
+        Ok(doc) => return Ok(Some(doc)),
+        Err(e) if !e.is_eof() => return Ok(None),
+        Err(_) => {}
+    }
+    head.extend(input.read_all()?);
+    Ok(serde_json::from_slice::<Value>(&head).ok())
 }
 
 /// The older single document `{sessionId, projectHash, startTime, lastUpdated, messages[]}`.
@@ -865,5 +886,45 @@ impl Format for GeminiStream {
         }
         asm.finish(sink)?;
         Ok(vec![finish(meta, input.path())])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn first_line(input: &mut Input) -> Vec<u8> {
+        let mut head = input.next_line().unwrap().unwrap().bytes.to_vec();
+        head.push(b'\n');
+        head
+    }
+
+    /// A JSONL whose first line is broken is told from the older document by a bounded
+    /// prefix, not by reading it whole; a document longer than the prefix is read whole.
+    #[test]
+    fn a_broken_first_line_is_judged_by_a_bounded_prefix() {
+        let tmp = tempfile::tempdir().unwrap();
+        let jsonl = tmp.path().join("session-broken.jsonl");
+        let mut text = String::from("{\"sessionId\":\"9a8b7c6d\",\"projectHa\n");
+        for i in 0..20_000 {
+            text.push_str(&format!("{{\"id\":\"u{i}\",\"type\":\"user\",\"content\":\"line {i}\"}}\n"));
+        }
+        std::fs::write(&jsonl, &text).unwrap();
+        let mut input = Input::open(&jsonl, None).unwrap();
+        let head = first_line(&mut input);
+        assert!(whole_document(&mut input, head).unwrap().is_none());
+        assert!(input.consumed() <= 36 + DOCUMENT_PREFIX, "read {} of {} bytes", input.consumed(), text.len());
+
+        let doc = tmp.path().join("session-long.json");
+        let msgs: Vec<Value> = (0..5_000)
+            .map(|i| serde_json::json!({"id": format!("u{i}"), "type": "user", "content": format!("line {i}")}))
+            .collect();
+        let value = serde_json::json!({"sessionId": "s", "projectHash": "p", "messages": msgs});
+        let pretty = serde_json::to_string_pretty(&value).unwrap();
+        assert!(pretty.len() as u64 > 4 * DOCUMENT_PREFIX);
+        std::fs::write(&doc, &pretty).unwrap();
+        let mut input = Input::open(&doc, None).unwrap();
+        let head = first_line(&mut input);
+        assert_eq!(whole_document(&mut input, head).unwrap(), Some(value));
     }
 }

@@ -643,8 +643,17 @@ impl Input {
 
     /// The whole remaining content, for formats that are one JSON document.
     pub fn read_all(&mut self) -> Result<Vec<u8>> {
+        self.read_up_to(u64::MAX)
+    }
+
+    /// The next `limit` bytes at most (fewer at the end of the file), without regard to
+    /// lines: for a format that judges a file by a bounded prefix before reading it whole.
+    pub fn read_up_to(&mut self, limit: u64) -> Result<Vec<u8>> {
         let mut all = Vec::new();
-        self.reader.read_to_end(&mut all).with_context(|| format!("reading {}", self.path.display()))?;
+        (&mut self.reader)
+            .take(limit)
+            .read_to_end(&mut all)
+            .with_context(|| format!("reading {}", self.path.display()))?;
         self.offset += all.len() as u64;
         self.consumed = self.offset;
         Ok(all)
