@@ -53,7 +53,9 @@ person had to step in:
   opens then closes", "I never saw the GUI open", "I don't see the new fields", "you
   broke something", "you forgot the tests", "that's wrong", "wrong directory", "same
   error", and the same in other languages ("toujours pas", "funktioniert nicht",
-  "no funciona", "还是不行", "動かない", …);
+  "no funciona", "还是不行", "動かない", …), and without a failure word: "还是错", "改了又错其他的",
+  "我也没看到 F12", "卻沒顯示出來", "点了不会跳到", "你没有检查？", "why is it still empty?",
+  "clicking save does nothing", "isn't consistent with what we show above";
 - a pasted error right after a success claim: the turn is mostly a traceback, compiler
   errors or CI output, and the assistant's last word was "Done", "fixed", "should now
   work", "all tests pass" — or "fix:" over a pasted terminal run of it, error line or not.
@@ -78,8 +80,12 @@ person had to step in:
   commands", "I'm confident you can restart yourself";
 - a location given after the assistant concluded something was not there ("M-Claude is
   in the Documents folder" after "the directory doesn't exist locally");
-- a redirect right after the person interrupted the assistant ("python3 should point
-  to python 3.11").
+- a redirect right after the person interrupted the assistant or denied its call
+  ("python3 should point to python 3.11", "Please stop grouping build & commit");
+- after work handed back: a rule in a few words ("never mask, always fix"), what the work
+  was meant to be ("all reviews are intended as FULL system reviews"), or the result
+  pasted with how it should look ("So this: … Should show the markers next to each
+  agent").
 
 The key message is the person's turn. The evidence is the assistant message it
 answers: the one holding the success claim or the refusal, else the assistant's last
@@ -113,7 +119,12 @@ claims they answer are where a write-up should look for what the agent did not v
   said at once.
 - An answer to the assistant's question, or a clarification it asked for ("the repo is
   at ~/Documents/M-Claude" after "where is the repository?").
-- Approval and nudges: "yes", "continue", "looks good".
+- Approval and nudges: "yes", "continue", "looks good"; taking the assistant's offer
+  with the error to fix ("Shall I fix it now?" → "yes, as you planned" over the error).
+- The next item of a list: "Next, the PDF export doesn't work yet" when the assistant's
+  message never spoke of it; a rule that answers a choice put to the person ("Which
+  would you like: 1. … 2. …" → "never commit without signing"); a checklist copied from
+  the assistant's message.
 - A next step after a success claim: "complete the docs page too" when the claim never
   spoke of docs, "finish the migration" when nothing was called done.
 - Output the assistant asked for whatever happens, pasted without disagreeing ("run it
@@ -234,7 +245,7 @@ static INTENDED: LazyLock<Regex> = LazyLock::new(|| {
 /// A rule laid down in a few words right after work handed back ("never mask, always
 /// fix"): it says the work broke it.
 static RULE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:please\s+)?(?:never|always|alway|don['’]?t\s+ever)\s+\w+").expect("rule regex is valid")
+    Regex::new(r"(?i)^(?:please\s+)?(?:never|always|alway|don['’]?t\s+ever)\s+(\w+)").expect("rule regex is valid")
 });
 
 /// How the result should look, said under a paste of how it looks ("So this: … Should
@@ -884,7 +895,7 @@ impl Detector for UserPushback {
                 && !asks_anything(&msgs[l])
                 && let Some((first, end)) = sents.first()
                 && !asks(first, *end)
-                && RULE.is_match(first)
+                && RULE.captures(first).is_some_and(|c| !c[1].eq_ignore_ascii_case("mind"))
                 && w.own.split_whitespace().count() <= 8
             {
                 // A rule in a few words right after the work: the work broke it.
@@ -1432,6 +1443,138 @@ mod tests {
         {
             assert!(run(&[user(1, "上傳沒反應"), said(2, claim), user(3, wish)]).is_empty(), "{wish}");
         }
+    }
+
+    #[test]
+    fn chinese_reports_without_a_failure_word() {
+        let claim = "完成！我已經修復了兩個問題。現在保存條款功能應該可以正常工作！";
+        for (text, fires) in [
+            ("還是錯", true),
+            ("改了又錯其他的", true),
+            ("我也沒看到在哪裡有F12", true),
+            ("有顯示添加成功, 但是 備註框 卻沒顯示出來", true),
+            ("目錄目前點了右側不會跳到對應的內容", true),
+            ("關於編號從2開始的問題 那你沒有檢查？", true),
+            ("為什麼你改了這個然後 之前添加備註點開 中文字都會變亂碼？", true),
+            ("有出現了, 但是為什麼這個display name 是亂碼？", true),
+            ("可以了, 但是pdf 的解析還是空的", true),
+            ("為什麼你常常編寫時會出現亂碼 這樣以後就不要再一直犯同樣的錯", true),
+            // Garbled text with no contrast to the claim is a question about something
+            // new; "right or wrong?" asks.
+            ("為什這個裡面很多亂碼", false),
+            ("是对的还是错的？", false),
+        ] {
+            assert_eq!(keys(&[said(1, claim), user(2, text)]).len() == 1, fires, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_pointer_to_a_terminal_file_is_a_name_not_words() {
+        let claim = said(1, "完成！我已經修復了兩個問題。");
+        let turn = "@c:\\Users\\dana\\.cursor\\projects\\demo\\terminals\\1.txt:74-156 還是錯";
+        assert_eq!(keys(&[claim.clone(), user(2, turn)]), vec![2]);
+        let f = run(&[claim, user(2, turn)]);
+        assert_eq!(
+            f[0].summary,
+            "the user pushes back after the assistant's \"我已經修復了兩個問題\" (1 message earlier): \"還是錯\""
+        );
+    }
+
+    #[test]
+    fn english_reports_without_a_failure_word() {
+        let claim = "I've updated the wizard: the roster now shows the provider badges.";
+        for (text, fires) in [
+            ("The badges in the dialogue aren't consistent with what we show above the prompt box.", true),
+            ("Clicking the save button does nothing.", true),
+            ("Why is the roster still empty?", true),
+            ("why do you keep adding borders to every box?", true),
+            // Neutral questions and a request stay quiet.
+            ("Is the roster still loading from the config?", false),
+            ("Why not add the badges to the summary too?", false),
+            ("Can you make the badges match the header colours?", false),
+        ] {
+            assert_eq!(keys(&[said(1, claim), user(2, text)]).len() == 1, fires, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_copied_checklist_is_the_assistant_s_words() {
+        let analysis = said(
+            1,
+            "## 总结\n1. ✅ **目录位置错误**：需要改为左右分栏布局\n2. ✅ **编号格式问题**：需要显示所有层级并添加缩进\n**请确认这个分析是否正确，我现在可以开始修改了！**",
+        );
+        let copied = "✅ 目录位置错误：需要改为左右分栏布局\n✅ 编号格式问题：需要显示所有层级并添加缩进\n编号从 2 开始： 方案 1";
+        assert!(run(&[analysis, user(2, copied)]).is_empty());
+    }
+
+    #[test]
+    fn taking_the_assistant_s_offer_with_the_error_to_fix_is_no_pushback() {
+        let offer = said(1, "2. **条款**：目前**可以**识别没有 # 的格式 ✅\n\n需要我现在修改吗？");
+        let error = "DocumentReviewPage.tsx:352 Uncaught TypeError: l.getElementById is not a function\n    at onClick (DocumentReviewPage.tsx:352:52)";
+        assert!(run(&[offer.clone(), user(2, &format!("可以就按照你的規劃修正\n{error}"))]).is_empty());
+        assert!(run(&[offer, user(2, &format!("yes, go ahead\n{error}"))]).is_empty());
+        // The same paste after work handed back is the work failing.
+        let done = said(1, "已修復目錄跳轉 ✅ 現在可以測試了！");
+        assert_eq!(keys(&[done, user(2, error)]), vec![2]);
+    }
+
+    #[test]
+    fn the_next_item_of_a_list_is_a_new_task() {
+        let claim = said(1, "完成！✅ Risk Count 顯示：修復後端方法調用，現在會顯示正確的風險數量");
+        assert!(
+            run(&[claim.clone(), user(2, "接下來 txt 文件是可以 解析 但是 pdf 跟 docx 都還不行, 上傳後內容都是空的")])
+                .is_empty()
+        );
+        let badge = said(1, "Done. I fixed the Build Status badge link in the README.");
+        assert!(
+            run(&[badge.clone(), user(2, "Next, the PDF export doesn't work yet, look at the exporter.")]).is_empty()
+        );
+        // About what the message did, it is a report.
+        assert_eq!(keys(&[badge, user(2, "Next: the badge still doesn't work.")]), vec![2]);
+    }
+
+    #[test]
+    fn a_rule_or_the_intent_restated_after_a_hand_back_corrects_it() {
+        let done = said(1, "Implemented exactly that: fail loudly, then fix the likely mismatch bug. Tests pass.");
+        assert_eq!(keys(&[done.clone(), user(2, "never mask, alway fix")]), vec![2]);
+        // Answering a choice the assistant put, or a rule with a long request, is not.
+        let options = said(
+            1,
+            "The commit failed on signing.\n\n**Which would you like:**\n1. Commit without signing\n2. Fix gpg-agent\n\nThe key is ready.",
+        );
+        assert!(run(&[options, user(2, "never commit without signing. use ps GPG alt")]).is_empty());
+        let long =
+            "always run the formatter before you commit, and then add the release notes for 2.1 to the changelog";
+        assert!(run(&[done, user(2, long)]).is_empty());
+        let review = said(1, "Security review of src/auth.rs: two findings, both medium.");
+        let scope = "all performance and security reviews are intended as FULL system review and analysis.";
+        assert_eq!(keys(&[review, user(2, scope)]), vec![2]);
+        let offer = said(1, "Security review of src/auth.rs: two findings. Want me to extend it to the vault?");
+        assert!(run(&[offer, user(2, scope)]).is_empty());
+    }
+
+    #[test]
+    fn the_result_pasted_with_how_it_should_look_corrects_it() {
+        let done = said(1, "I've updated the wizard to include the provider markers in Step 3.");
+        let screen = "So this:\n│ Step 3: Team Objective │\n│ Providers: [Claude Code] [Codex] │\n│ Referencing agents: @claude-coder, @writer │";
+        let turn = format!("{screen}\nShould show the markers next to the corresponding agent.");
+        assert_eq!(keys(&[done.clone(), user(2, &turn)]), vec![2]);
+        // "also" extends the request; without a paste it is an instruction.
+        let more = format!("{screen}\nIt should also show the model name.");
+        assert!(run(&[done.clone(), user(2, &more)]).is_empty());
+        assert!(run(&[done, user(2, "Should show the markers next to each agent.")]).is_empty());
+    }
+
+    #[test]
+    fn a_redirect_after_a_denied_call_is_said_at_once() {
+        let mut denied = bash(
+            1,
+            "npm run build && git add . && git commit -m fix",
+            "[Operation Cancelled] Reason: User denied execution.",
+        );
+        denied.calls[0].result.as_mut().unwrap().interrupted = true;
+        assert_eq!(keys(&[denied.clone(), user(2, "Please stop grouping build & commit")]), vec![2]);
+        assert!(run(&[denied, user(2, "ok, continue with the docs")]).is_empty());
     }
 
     #[test]
