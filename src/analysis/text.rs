@@ -207,6 +207,8 @@ const HAN_FORMS: &[&str] = &[
     "里裡裏",
     "后後",
     "面麵",
+    "见見",
+    "验驗",
 ];
 
 /// A regex pattern whose Han characters match in both scripts: each character of

@@ -53,7 +53,9 @@ person had to step in:
   opens then closes", "I never saw the GUI open", "I don't see the new fields", "you
   broke something", "you forgot the tests", "that's wrong", "wrong directory", "same
   error", and the same in other languages ("toujours pas", "funktioniert nicht",
-  "no funciona", "还是不行", "動かない", …);
+  "no funciona", "还是不行", "動かない", …), and without a failure word: "还是错", "改了又错其他的",
+  "我也没看到 F12", "卻沒顯示出來", "点了不会跳到", "你没有检查？", "why is it still empty?",
+  "clicking save does nothing", "isn't consistent with what we show above";
 - a pasted error right after a success claim: the turn is mostly a traceback, compiler
   errors or CI output, and the assistant's last word was "Done", "fixed", "should now
   work", "all tests pass" — or "fix:" over a pasted terminal run of it, error line or not.
@@ -78,8 +80,12 @@ person had to step in:
   commands", "I'm confident you can restart yourself";
 - a location given after the assistant concluded something was not there ("M-Claude is
   in the Documents folder" after "the directory doesn't exist locally");
-- a redirect right after the person interrupted the assistant ("python3 should point
-  to python 3.11").
+- a redirect right after the person interrupted the assistant or denied its call
+  ("python3 should point to python 3.11", "Please stop grouping build & commit");
+- after work handed back: a rule in a few words ("never mask, always fix"), what the work
+  was meant to be ("all reviews are intended as FULL system reviews"), or the result
+  pasted with how it should look ("So this: … Should show the markers next to each
+  agent").
 
 The key message is the person's turn. The evidence is the assistant message it
 answers: the one holding the success claim or the refusal, else the assistant's last
@@ -113,7 +119,12 @@ claims they answer are where a write-up should look for what the agent did not v
   said at once.
 - An answer to the assistant's question, or a clarification it asked for ("the repo is
   at ~/Documents/M-Claude" after "where is the repository?").
-- Approval and nudges: "yes", "continue", "looks good".
+- Approval and nudges: "yes", "continue", "looks good"; taking the assistant's offer
+  with the error to fix ("Shall I fix it now?" → "yes, as you planned" over the error).
+- The next item of a list: "Next, the PDF export doesn't work yet" when the assistant's
+  message never spoke of it; a rule that answers a choice put to the person ("Which
+  would you like: 1. … 2. …" → "never commit without signing"); a checklist copied from
+  the assistant's message.
 - A next step after a success claim: "complete the docs page too" when the claim never
   spoke of docs, "finish the migration" when nothing was called done.
 - Output the assistant asked for whatever happens, pasted without disagreeing ("run it
@@ -144,6 +155,22 @@ static ASKS: LazyLock<Regex> = LazyLock::new(|| {
     .expect("asks regex is valid")
 });
 
+/// A question that presupposes the failure it asks about ("why is it still failing?",
+/// "为什么还是有错？"): a report, not a neutral question.
+static WHY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&either_script(
+        r"(?i)^(?:(?:ok|okay|so|and|but|hmm|wait|hey)[,\s]+)*(?:why|how\s+come)\b|^(?:为什么|为何|怎么)",
+    ))
+    .expect("why regex is valid")
+});
+
+/// A turn moving on to the next item ("Next, …", "接下来 …"): a failure it names is the
+/// next task unless it speaks of what the assistant's message did.
+static NEXT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&either_script(r"(?i)^(?:(?:next|moving\s+on|now\s+for)\b|接下来|下一步|再来)"))
+        .expect("next regex is valid")
+});
+
 /// Failure reports and corrections strong enough to stand alone after any work of the
 /// assistant.
 static STRONG: LazyLock<Regex> = LazyLock::new(|| {
@@ -161,7 +188,11 @@ static STRONG: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:that['’]?s|that\s+is|this\s+is|it['’]?s|it\s+is)\s+(?:still\s+|all\s+|just\s+|completely\s+|totally\s+|simply\s+)?(?:wrong|incorrect|not\s+(?:right|correct|it\b|what\s+I|true|the\s+case|how|working))",
         r"|\b(?:wrong|incorrect)\s+(?:file|directory|dir|folder|path|branch|repo|repository|version|port|name|one|place|answer|command|account|project|value|key|location|drive)\b",
         r"|\bnot\s+what\s+I\s+(?:asked|wanted|meant|said)\b|\bI\s+(?:never|did\s*n['’]?t|did\s+not)\s+(?:ask|asked|say|said|want|wanted|tell|told)\b",
-        r"|\bsame\s+(?:error|problem|issue|failure|exception|warning|crash)s?\b",
+        r"|\bsame\s+(?:error|problem|issue|failure|exception|warning|crash|mistake)s?\b",
+        // A habit called out: "why do you keep breaking …", "you always forget …".
+        r"|\b(?:why\s+do\s+you|you)\s+(?:keep|always|often)\s+(?:on\s+)?(?:\w+ing|forget|break|ignore|skip|miss|add|remove|change|get|make|use|put|write)\b",
+        // Clicking does nothing: "clicking the link does nothing".
+        r"|\b(?:click(?:ing|ed)?|press(?:ing|ed)?|tap(?:ping|ped)?)\b[^.!?]{0,60}?\b(?:does|did)\s+nothing\b",
         r"|\b(?:exits?|exited|closes?|closed|crash(?:es|ed)?|dies|died|quits?|hangs?|hung|freezes?|froze|disappears?|disappeared|vanish(?:es|ed)?)\s+(?:immediately|instantly|right\s+away|straight\s+away|quickly|again)\b",
         r"|\bopens?\s+(?:and\s+|then\s+)+(?:immediately\s+|quickly\s+)?closes?\b",
         r"|\bnothing\s+(?:happens|happened|changed|changes|shows|showed|appears|appeared|works|worked)\b",
@@ -170,6 +201,7 @@ static STRONG: LazyLock<Regex> = LazyLock::new(|| {
         r"|\bI\s+(?:ran|tried|opened|launched|clicked|started|tested|used|installed|restarted)\b[^.!?]{0,80}?[,;:]?\s+(?:but\s+)?(?:it['’]?s|its|it\s+is|they['’]?re|they\s+are|it|they)\s+(?:still\s+)?(?:not|n['’]?t|doesn['’]?t|don['’]?t|didn['’]?t|won['’]?t|just|only)\b",
         r"|\byou\s+(?:generated|wrote|said|told\s+me|created|made|claimed|promised|added|set|changed|updated)\b[^.!?]{0,60}?\bbut\b",
         r"|\bthat['’]?s\s+why\b[^.!?]{0,60}?\b(?:conflict|fail\w*|error\w*|broken|crash\w*|problem|issue|wrong)",
+        r"|\bI\s+(?:meant|intended)\b|\bdid\s+you\s+(?:even\s+|actually\s+|really\s+)?(?:consider|think\s+(?:about|of)|account\s+for|take\s+into\s+account)\b",
         r"|\bfix\s+your\b|\byou\s+should\s+(?:know|have\s+known)\b|\bI\s+(?:already\s+)?told\s+you\b|\bas\s+I\s+(?:already\s+)?(?:said|told\s+you)\b",
         // French.
         r"|\b(?:toujours|tjrs|tjs)\s+pas\b|\bne\s+(?:\w+\s+)?(?:marche|fonctionne|s['’]affiche|démarre|compile|charge)\s+(?:toujours\s+|tjrs\s+|plus\s+)?pas\b",
@@ -185,12 +217,47 @@ static STRONG: LazyLock<Regex> = LazyLock::new(|| {
         // Italian, Russian.
         r"|\bnon\s+funziona\b|\bancora\s+non\b|\bè\s+sbagliato\b|не\s+работает|всё\s+ещё|все\s+ещё|неправильно|не\s+то\b",
         // Chinese, Japanese, Korean.
-        r"|还是(?:不行|不能|没有|没|不|报错|出错|失败|一样|有问题|有错)|仍然(?:不|没|报错|失败|有)|依然(?:不|没|报错|失败)|不行|没用|不对|错了|没有(?:生效|效果|反应|变化)|不起作用|跑不起来|运行不了|打不开|没反应|并没有",
+        r"|还是(?:不行|不能|没有|没|不|报错|出错|失败|一样|有问题|有错)|仍然(?:不|没|报错|失败|有|错|空)|依然(?:不|没|报错|失败|错|空)|不行|没用|不对|错了|没有(?:生效|效果|反应|变化)|不起作用|跑不起来|运行不了|打不开|没反应|并没有",
+        // "still wrong", "still empty" (not the 还是 of "right or wrong": 对的还是错的);
+        // "wrong again"; "the same mistake".
+        r"|(?:^|[^的])还是(?:错|空)|又(?:错|出错|报错|坏|失败|不行|有错)|(?:同样|一样|相同)的(?:错|问题)",
+        // "I don't see it", "can't find it"; "yet it doesn't show"; "clicking does nothing".
+        r"|我(?:也|还是|都|仍然|依然|还)?(?:没|没有)(?:看到|看见|找到)|看不到|找不到|却(?:没|没有|不)(?:有)?(?:显示|出现|反应|变化|生效|作用|跳)|(?:没|没有)(?:显示|出现)出来|显示不出来",
+        // Garbled text after "but", or text that turned garbled.
+        r"|(?:但是|但|可是|却|变成?|还是|又)[^。！？\n]{0,30}?乱码",
+        r"|点(?:了|击了?)?[^。！？\n，,]{0,20}?(?:不会|没有?|不能|无法)(?:跳|显示|出现|反应|动|打开|加载|响应)",
+        // "you didn't check?", "why do you always …", "you changed X and now Y is garbled".
+        r"|你(?:根本|都|也|就|并)?(?:没有|没)(?:有)?(?:检查|测试|试|运行|跑|确认|验证|看|读)|为什么你?(?:常常|总是|老是|一直|每次|又)",
+        r"|你(?:改|动|修改|更改)(?:了|到)[^。！？\n]{0,30}?(?:然后|之后|以后|后|就|又|结果|现在)[^。！？\n]{0,30}?(?:乱码|错|坏|不行|没反应|失败|不能|不见|消失)",
         r"|動かない|動きません|うまくいか|違います|直って(?:い)?ない|表示されない|表示されません|まだエラー|起動しない|失敗します",
         r"|안\s?돼|작동하지\s*않|여전히|아직도",
     )))
     .expect("strong regex is valid")
 });
+
+/// What the work was meant to be, restated after it was handed back: "all reviews are
+/// intended as FULL system reviews", "it was supposed to stay on the left".
+static INTENDED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:is|are|was|were)\s+(?:all\s+|always\s+)?(?:intended|meant|supposed)\s+(?:as|to)\b")
+        .expect("intended regex is valid")
+});
+
+/// A rule laid down in a few words right after work handed back ("never mask, always
+/// fix"): it says the work broke it.
+static RULE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:please\s+)?(?:never|always|alway|don['’]?t\s+ever)\s+(\w+)").expect("rule regex is valid")
+});
+
+/// How the result should look, said under a paste of how it looks ("So this: … Should
+/// show the markers next to the corresponding agent"). "also"/"too" extend the request.
+static SHOULD_BE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(?:(?:it|this|that|they|these|there|the\s+\w+)\s+)?should(?:\s+(?:be|show|have|display|say|list|read|go|appear|look|use|stay|point|open|sit|come)\b|n['’]?t\b)",
+    )
+    .expect("should-be regex is valid")
+});
+static EXTENDS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(?:also|too|as\s+well|additionally)\b").expect("extends regex is valid"));
 
 /// The person tells the assistant to finish what it had just called done: "complete the
 /// commit" (the word must name something the claim's sentence spoke of, not the next
@@ -234,6 +301,7 @@ static WEAK: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:fails?|failed|failing|failures?|errors?|exceptions?|traceback|warnings?|crash(?:es|ed)?|broken|missing|blank|oversight|duplicated|incorrect|wrong)\b",
         r"|\bfix\s+(?:these|those|this|the\s+following|the|all\s+(?:the\s+|these\s+)?|remaining)\s*(?:\d+\s+)?(?:issues?|errors?|problems?|bugs?|failures?|warnings?|tests?)\b",
         r"|\b(?:fehler|warnung|fehlschl|schlägt\s+fehl)\w*|\b(?:erreur|échoue|plante)\w*|\b(?:falla|fallo|errores)\b",
+        r"|\binconsistent\b|\b(?:isn['’]?t|aren['’]?t|is\s+not|are\s+not|not)\s+consistent\b|\b(?:doesn['’]?t|don['’]?t|does\s+not|do\s+not)\s+match\b",
         r"|报错|出错|失败|错误|警告|エラー|失敗|警告",
     )))
     .expect("weak regex is valid")
@@ -250,7 +318,7 @@ static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
 /// An approval opening a turn: what follows is the next request.
 static APPROVAL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&either_script(
-        r"(?i)^(?:yes|yeah|yep|yup|sure|great|perfect|thanks|thank\s+you|good|nice|awesome|excellent|cool|looks\s+good|lgtm|ja|oui|sí|si|好的|可以|是的|はい)\b",
+        r"(?i)^(?:(?:yes|yeah|yep|yup|sure|great|perfect|thanks|thank\s+you|good|nice|awesome|excellent|cool|looks\s+good|lgtm|ja|oui|sí|si)\b|好的|好啊|可以|是的|那就|就按|はい)",
     ))
     .expect("approval regex is valid")
 });
@@ -282,7 +350,7 @@ static ASKS_WHERE: LazyLock<Regex> = LazyLock::new(|| {
 /// How it should be done instead, said right after stopping the assistant.
 static REDIRECT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&either_script(
-        r"(?i)\b(?:should|shouldn['’]?t|need\s+to|needs\s+to|must|instead|rather\s+than|don['’]?t|do\s+not|before|sollte|sollst|muss|musst|stattdessen|devrait|devrais|il\s+faut|au\s+lieu|debería|deberías|en\s+lugar|hay\s+que)\b|应该|不要|别再|需要|べき|ではなく",
+        r"(?i)\b(?:should|shouldn['’]?t|need\s+to|needs\s+to|must|instead|rather\s+than|don['’]?t|do\s+not|before|stop\s+\w+ing|sollte|sollst|muss|musst|stattdessen|devrait|devrais|il\s+faut|au\s+lieu|debería|deberías|en\s+lugar|hay\s+que)\b|应该|不要|别再|需要|べき|ではなく",
     ))
     .expect("redirect regex is valid")
 });
@@ -322,7 +390,7 @@ static CLAIM: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:habe|haben|hab)\b[^.!?]{0,80}\b(?:erstellt|angepasst|behoben|hinzugefügt|aktualisiert|geändert|korrigiert|ergänzt|eingetragen|umgestellt)\b|\b(?:erledigt|behoben)\b|\bist\s+(?:jetzt|nun)\b",
         r"|\bj['’]ai\s+(?:\w+\s+)?(?:ajouté|corrigé|mis\s+à\s+jour|créé|modifié|ajusté|configuré|installé)\b|\bc['’]est\s+(?:fait|corrigé|réglé)\b|\b(?:est|sont)\s+(?:maintenant|désormais)\b",
         r"|\b(?:he|hemos)\s+(?:añadido|agregado|corregido|actualizado|creado|cambiado|arreglado|implementado)\b|\bya\s+(?:está|funciona)\b",
-        r"|已(?:经)?(?:完成|修复|添加|更新|实现|创建|修改|解决|改为|调整|支持|补充|移除|删除|统一)|(?:完成|搞定)了|现在(?:可以|已经)",
+        r"|已(?:经)?(?:完成|修复|添加|更新|实现|创建|修改|解决|改为|调整|支持|补充|移除|删除|统一|重写|改写|修正|更正|替换|重构|优化|加入|改好|改成|推送|提交|成功)|(?:完成|搞定)了|现在(?:可以|已经)",
         r"|しました|完了|できました",
     )))
     .expect("claim regex is valid")
@@ -331,7 +399,7 @@ static CLAIM: LazyLock<Regex> = LazyLock::new(|| {
 /// Openings of a claim that plans or offers rather than reports.
 static CLAIM_HEDGE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(?:if|whether|unless|in\s+case|once|would\s+you|want\s+me|do\s+you\s+want|shall\s+I|should\s+I|let\s+me|I['’]ll|I\s+will|I\s+can|going\s+to|wenn|falls|si)\b",
+        &either_script(r"(?i)\b(?:if|whether|unless|in\s+case|once|would\s+you|want\s+me|do\s+you\s+want|shall\s+I|should\s+I|let\s+me|I['’]ll|I\s+will|I\s+can|going\s+to|wenn|falls|si)\b|如果|假如|若|要是|是否|让我|需要我|要不要|我(?:会|将|可以|来|要)"),
     )
     .expect("claim-hedge regex is valid")
 });
@@ -344,7 +412,7 @@ static ASKED_OUTPUT: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:poste|schick|zeig)\w*\b[^.?!\n]{0,60}\b(?:Ausgabe|Warnung|Fehler|Log)\w*",
         r"|\b(?:colle|envoie|partage)\w*\b[^.?!\n]{0,60}\b(?:sortie|erreur|log)\w*",
         // 发 as a verb, not the 发 of 开发 ("开发者工具", the developer tools).
-        r"|(?:^|[^开])(?:贴|发|提供|分享|告诉我)[^。？！\n]{0,20}(?:输出|错误|日志|报错)",
+        r"|(?:^|[^开])(?:贴|发(?:给|送|一下|过来|上来)|提供|分享|告诉我)[^。？！\n]{0,20}(?:输出|错误|日志|报错)",
     )))
     .expect("asked-output regex is valid")
 });
@@ -476,6 +544,7 @@ static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
         // A program's message naming its operand: "package ID specification `codex-cli`
         // did not match any packages", "path 'x' does not exist".
         r"|[`'‘][^`'’\n]{1,120}[`'’]\s+(?:did\s+not\s+match\s+any|does\s+not\s+exist|(?:was\s+|is\s+)?not\s+found|could\s+not\s+be\s+found|is\s+not\s+recognized)\b",
+        r"|\bno\s+such\s+(?:column|table)\b|\bconstraint\s+failed\b|\bis\s+not\s+a\s+function\b|\bcannot\s+read\s+propert(?:y|ies)\s+of\b",
         r"|command\s+not\s+found|no\s+such\s+file|permission\s+denied|exit\s+code\s+[1-9]|exit\s+status\s+[1-9]|\bWRN\b|\bERR\b|^\s*E\s{2,}\S|\bUncaught\b",
         // A program naming what it could not find ("Command alden_chat_history_get not
         // found", "Module './phases/x' was not found"); the name is code-like or quoted, so
@@ -555,8 +624,9 @@ fn is_pasted(line: &str) -> bool {
 }
 
 /// `@file` mentions (Cursor rules, attached files): names, not the person's words.
-static MENTION: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?m)(?:^|\s)@[\w./-]+").expect("mention regex is valid"));
+static MENTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)(?:^|\s)@(?:[A-Za-z]:[\\/])?[\w./\\-]+(?::\d+(?:-\d+)?)?").expect("mention regex is valid")
+});
 
 fn words(text: &str) -> Words {
     let text = without_ansi(text);
@@ -609,9 +679,9 @@ fn head(own: &str) -> Vec<(&str, Option<char>)> {
     out
 }
 
-/// A sentence that asks rather than reports.
+/// A sentence that asks rather than reports. "Why …?" presupposes what it asks about.
 fn asks(s: &str, end: Option<char>) -> bool {
-    end == Some('?') && ASKS.is_match(s)
+    end == Some('?') && ASKS.is_match(s) && !WHY.is_match(s)
 }
 
 /// The first sentence where `re` matches as a report: not hedged, not a question.
@@ -661,6 +731,19 @@ fn ends_asking(m: &Message) -> bool {
     let sents = sentences(&p);
     let Some((last, end)) = sents.last() else { return false };
     *end == Some('?') || OFFER.is_match(last)
+}
+
+/// A choice put to the person ("Which would you like:", "Option 1 … Option 2").
+static CHOICE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)which\s+(?:would|do|one|option|approach)|option\s+[1-9a-c]|(?:prefer|choose|pick)")
+        .expect("choice regex is valid")
+});
+
+/// Any sentence of an assistant message asks, offers or puts a choice: what follows may
+/// answer it, not correct the work.
+fn asks_anything(m: &Message) -> bool {
+    let p = prose(&m.text);
+    sentences(&p).iter().any(|(s, end)| *end == Some('?') || OFFER.is_match(s) || CHOICE.is_match(s))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -726,15 +809,30 @@ impl Detector for UserPushback {
                 continue;
             }
             // Sentences the person copied from the assistant's message are its words.
-            let before = last.map(|l| squash(&msgs[l].text).to_lowercase()).unwrap_or_default();
+            // (Compared without markdown emphasis: "**目录位置错误**：…" copied as "目录位置错误：…".)
+            let before = last.map(|l| plain(&msgs[l].text)).unwrap_or_default();
             let sents: Vec<(&str, Option<char>)> = head(&w.own)
                 .into_iter()
-                .filter(|(s, _)| s.chars().count() < 20 || !before.contains(&squash(unbullet(s)).to_lowercase()))
+                .filter(|(s, _)| width(s) < 20 || !before.contains(&plain(unbullet(s))))
                 .collect();
             let own_chars: usize = w.own.split_whitespace().map(|t| t.chars().count() + 1).sum();
 
+            // Moving on to the next item ("Next, the PDF upload doesn't work yet"): a
+            // failure it names that the assistant's message never spoke of is the next task.
+            let moves_on = sents.first().is_some_and(|(f, _)| NEXT.is_match(f))
+                && last.is_some_and(|l| {
+                    let said = content_words(&msgs[l].text);
+                    !sents.iter().any(|(s, _)| content_words(s).intersection(&said).next().is_some())
+                });
+            // Taking the assistant's offer ("Shall I fix it now?" → "yes, go ahead" and the
+            // error to fix): the paste is what the task is about, not its failure.
+            let takes_offer =
+                last.is_some_and(|l| ends_asking(&msgs[l])) && sents.first().is_some_and(|(f, _)| APPROVAL.is_match(f));
+
             let mut found: Option<(Kind, String)> = None;
-            if let Some(s) = reported(&sents, &CHALLENGE, true)
+            if moves_on {
+                // A new task: nothing below reads it as a report.
+            } else if let Some(s) = reported(&sents, &CHALLENGE, true)
                 && refusal_before(msgs, i).is_some()
             {
                 found = Some((Kind::Challenge, s.to_string()));
@@ -747,6 +845,7 @@ impl Detector for UserPushback {
                 found = Some((Kind::Failure, s.to_string()));
             } else if (claimed.is_some() || if_failed.is_some() || changed.is_some())
                 && !asked
+                && !takes_offer
                 && let Some(e) = w
                     .error
                     .clone()
@@ -786,6 +885,29 @@ impl Detector for UserPushback {
             {
                 found = Some((Kind::Unfinished, first.to_string()));
             } else if let Some(l) = last
+                && !asks_anything(&msgs[l])
+                && let Some(s) = reported(&sents, &INTENDED, false)
+            {
+                // What the work was meant to be, restated after it was handed back.
+                found = Some((Kind::No, s.to_string()));
+            } else if (claimed.is_some() || changed.is_some())
+                && let Some(l) = last
+                && !asks_anything(&msgs[l])
+                && let Some((first, end)) = sents.first()
+                && !asks(first, *end)
+                && RULE.captures(first).is_some_and(|c| !c[1].eq_ignore_ascii_case("mind"))
+                && w.own.split_whitespace().count() <= 8
+            {
+                // A rule in a few words right after the work: the work broke it.
+                found = Some((Kind::No, first.to_string()));
+            } else if (claimed.is_some() || changed.is_some())
+                && w.pasted_lines >= 3
+                && let Some((s, _)) =
+                    sents.iter().find(|(s, end)| !asks(s, *end) && SHOULD_BE.is_match(s) && !EXTENDS.is_match(s))
+            {
+                // The result pasted, and how it should look instead.
+                found = Some((Kind::No, s.to_string()));
+            } else if let Some(l) = last
                 && !ends_asking(&msgs[l])
                 && let Some((first, _)) = sents.first()
                 && let Some(c) = NO_START.captures(first)
@@ -813,10 +935,8 @@ impl Detector for UserPushback {
             // The person stopped the assistant and says how it should be done instead, at
             // once (after a pasted finding, "X should …" is a next step, not a redirect).
             if found.is_none()
-                && (lo..i)
-                    .rev()
-                    .find(|&j| msgs[j].role != Role::System)
-                    .is_some_and(|j| msgs[j].origin == Origin::Interrupt)
+                && !moves_on
+                && (lo..i).rev().find(|&j| msgs[j].role != Role::System).is_some_and(|j| stopped(&msgs[j]))
                 && own_chars < 400
                 && let Some((first, end)) = sents.first()
                 && !asks(first, *end)
@@ -1000,6 +1120,25 @@ fn refusal_before(msgs: &[Message], i: usize) -> Option<usize> {
 
 fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Text as read, for comparing what the person copied: whitespace squashed, lowercase,
+/// without markdown emphasis and code marks.
+fn plain(s: &str) -> String {
+    squash(&s.replace(['*', '`'], "")).to_lowercase()
+}
+
+/// Length of a sentence in Latin letters' terms: a Han, kana or Hangul character says as
+/// much as a short word, so it counts for two.
+fn width(s: &str) -> usize {
+    s.chars().map(|c| if c > '\u{2e7f}' && c.is_alphabetic() { 2 } else { 1 }).sum()
+}
+
+/// The person stopped the assistant: an interrupt, or a call of its last message that
+/// they denied or cancelled.
+fn stopped(m: &Message) -> bool {
+    m.origin == Origin::Interrupt
+        || (m.role == Role::Assistant && m.calls.last().and_then(|c| c.result.as_ref()).is_some_and(|r| r.interrupted))
 }
 
 fn ago(now: u32, then: u32) -> String {
@@ -1304,6 +1443,138 @@ mod tests {
         {
             assert!(run(&[user(1, "上傳沒反應"), said(2, claim), user(3, wish)]).is_empty(), "{wish}");
         }
+    }
+
+    #[test]
+    fn chinese_reports_without_a_failure_word() {
+        let claim = "完成！我已經修復了兩個問題。現在保存條款功能應該可以正常工作！";
+        for (text, fires) in [
+            ("還是錯", true),
+            ("改了又錯其他的", true),
+            ("我也沒看到在哪裡有F12", true),
+            ("有顯示添加成功, 但是 備註框 卻沒顯示出來", true),
+            ("目錄目前點了右側不會跳到對應的內容", true),
+            ("關於編號從2開始的問題 那你沒有檢查？", true),
+            ("為什麼你改了這個然後 之前添加備註點開 中文字都會變亂碼？", true),
+            ("有出現了, 但是為什麼這個display name 是亂碼？", true),
+            ("可以了, 但是pdf 的解析還是空的", true),
+            ("為什麼你常常編寫時會出現亂碼 這樣以後就不要再一直犯同樣的錯", true),
+            // Garbled text with no contrast to the claim is a question about something
+            // new; "right or wrong?" asks.
+            ("為什這個裡面很多亂碼", false),
+            ("是对的还是错的？", false),
+        ] {
+            assert_eq!(keys(&[said(1, claim), user(2, text)]).len() == 1, fires, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_pointer_to_a_terminal_file_is_a_name_not_words() {
+        let claim = said(1, "完成！我已經修復了兩個問題。");
+        let turn = "@c:\\Users\\dana\\.cursor\\projects\\demo\\terminals\\1.txt:74-156 還是錯";
+        assert_eq!(keys(&[claim.clone(), user(2, turn)]), vec![2]);
+        let f = run(&[claim, user(2, turn)]);
+        assert_eq!(
+            f[0].summary,
+            "the user pushes back after the assistant's \"我已經修復了兩個問題\" (1 message earlier): \"還是錯\""
+        );
+    }
+
+    #[test]
+    fn english_reports_without_a_failure_word() {
+        let claim = "I've updated the wizard: the roster now shows the provider badges.";
+        for (text, fires) in [
+            ("The badges in the dialogue aren't consistent with what we show above the prompt box.", true),
+            ("Clicking the save button does nothing.", true),
+            ("Why is the roster still empty?", true),
+            ("why do you keep adding borders to every box?", true),
+            // Neutral questions and a request stay quiet.
+            ("Is the roster still loading from the config?", false),
+            ("Why not add the badges to the summary too?", false),
+            ("Can you make the badges match the header colours?", false),
+        ] {
+            assert_eq!(keys(&[said(1, claim), user(2, text)]).len() == 1, fires, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_copied_checklist_is_the_assistant_s_words() {
+        let analysis = said(
+            1,
+            "## 总结\n1. ✅ **目录位置错误**：需要改为左右分栏布局\n2. ✅ **编号格式问题**：需要显示所有层级并添加缩进\n**请确认这个分析是否正确，我现在可以开始修改了！**",
+        );
+        let copied = "✅ 目录位置错误：需要改为左右分栏布局\n✅ 编号格式问题：需要显示所有层级并添加缩进\n编号从 2 开始： 方案 1";
+        assert!(run(&[analysis, user(2, copied)]).is_empty());
+    }
+
+    #[test]
+    fn taking_the_assistant_s_offer_with_the_error_to_fix_is_no_pushback() {
+        let offer = said(1, "2. **条款**：目前**可以**识别没有 # 的格式 ✅\n\n需要我现在修改吗？");
+        let error = "DocumentReviewPage.tsx:352 Uncaught TypeError: l.getElementById is not a function\n    at onClick (DocumentReviewPage.tsx:352:52)";
+        assert!(run(&[offer.clone(), user(2, &format!("可以就按照你的規劃修正\n{error}"))]).is_empty());
+        assert!(run(&[offer, user(2, &format!("yes, go ahead\n{error}"))]).is_empty());
+        // The same paste after work handed back is the work failing.
+        let done = said(1, "已修復目錄跳轉 ✅ 現在可以測試了！");
+        assert_eq!(keys(&[done, user(2, error)]), vec![2]);
+    }
+
+    #[test]
+    fn the_next_item_of_a_list_is_a_new_task() {
+        let claim = said(1, "完成！✅ Risk Count 顯示：修復後端方法調用，現在會顯示正確的風險數量");
+        assert!(
+            run(&[claim.clone(), user(2, "接下來 txt 文件是可以 解析 但是 pdf 跟 docx 都還不行, 上傳後內容都是空的")])
+                .is_empty()
+        );
+        let badge = said(1, "Done. I fixed the Build Status badge link in the README.");
+        assert!(
+            run(&[badge.clone(), user(2, "Next, the PDF export doesn't work yet, look at the exporter.")]).is_empty()
+        );
+        // About what the message did, it is a report.
+        assert_eq!(keys(&[badge, user(2, "Next: the badge still doesn't work.")]), vec![2]);
+    }
+
+    #[test]
+    fn a_rule_or_the_intent_restated_after_a_hand_back_corrects_it() {
+        let done = said(1, "Implemented exactly that: fail loudly, then fix the likely mismatch bug. Tests pass.");
+        assert_eq!(keys(&[done.clone(), user(2, "never mask, alway fix")]), vec![2]);
+        // Answering a choice the assistant put, or a rule with a long request, is not.
+        let options = said(
+            1,
+            "The commit failed on signing.\n\n**Which would you like:**\n1. Commit without signing\n2. Fix gpg-agent\n\nThe key is ready.",
+        );
+        assert!(run(&[options, user(2, "never commit without signing. use ps GPG alt")]).is_empty());
+        let long =
+            "always run the formatter before you commit, and then add the release notes for 2.1 to the changelog";
+        assert!(run(&[done, user(2, long)]).is_empty());
+        let review = said(1, "Security review of src/auth.rs: two findings, both medium.");
+        let scope = "all performance and security reviews are intended as FULL system review and analysis.";
+        assert_eq!(keys(&[review, user(2, scope)]), vec![2]);
+        let offer = said(1, "Security review of src/auth.rs: two findings. Want me to extend it to the vault?");
+        assert!(run(&[offer, user(2, scope)]).is_empty());
+    }
+
+    #[test]
+    fn the_result_pasted_with_how_it_should_look_corrects_it() {
+        let done = said(1, "I've updated the wizard to include the provider markers in Step 3.");
+        let screen = "So this:\n│ Step 3: Team Objective │\n│ Providers: [Claude Code] [Codex] │\n│ Referencing agents: @claude-coder, @writer │";
+        let turn = format!("{screen}\nShould show the markers next to the corresponding agent.");
+        assert_eq!(keys(&[done.clone(), user(2, &turn)]), vec![2]);
+        // "also" extends the request; without a paste it is an instruction.
+        let more = format!("{screen}\nIt should also show the model name.");
+        assert!(run(&[done.clone(), user(2, &more)]).is_empty());
+        assert!(run(&[done, user(2, "Should show the markers next to each agent.")]).is_empty());
+    }
+
+    #[test]
+    fn a_redirect_after_a_denied_call_is_said_at_once() {
+        let mut denied = bash(
+            1,
+            "npm run build && git add . && git commit -m fix",
+            "[Operation Cancelled] Reason: User denied execution.",
+        );
+        denied.calls[0].result.as_mut().unwrap().interrupted = true;
+        assert_eq!(keys(&[denied.clone(), user(2, "Please stop grouping build & commit")]), vec![2]);
+        assert!(run(&[denied, user(2, "ok, continue with the docs")]).is_empty());
     }
 
     #[test]

@@ -22,7 +22,8 @@
 //!   history, a list of `Content {role: user|model, parts[]}` (or `{history, authType}`).
 //!   `text` parts become text (`thought: true` parts thinking), `functionCall` parts calls,
 //!   and user `functionResponse` parts join their call by id, else by name in order, and
-//!   make no message. The context preamble the CLI sends first is injected system text.
+//!   make no message (a response "[Operation Cancelled] …", a call the person denied, is
+//!   `interrupted`). The context preamble the CLI sends first is injected system text.
 //! - `gemini-stream` — `gemini -p … -o stream-json`: `init` (session id, model),
 //!   `message` (user/assistant; `delta` chunks of one reply merge; text after tool
 //!   results starts a new assistant message), `tool_use` (a call on the current
@@ -673,9 +674,12 @@ impl Format for GeminiCheckpoint {
                     let name = fr.get("name").and_then(Value::as_str).unwrap_or("");
                     let (output, is_error) = response_output(fr);
                     let exit_code = exit_code_line(&output);
+                    // A call the person denied carries only the CLI's note of it: the
+                    // checkpoint keeps no `status`, so the note says it was cancelled.
                     let result = CallResult {
                         is_error: is_error || exit_code.is_some_and(|c| c != 0),
                         exit_code,
+                        interrupted: output.starts_with("[Operation Cancelled]"),
                         output,
                         ..CallResult::default()
                     };
