@@ -729,6 +729,40 @@ def self_correction():
         A("You're right to begin now. I'm going to add a provider seam so the dashboard no longer reads the cache directly."),
     ]
     write("self-correction", "neg-concession-then-plan", steps)
+    # A suspect the assistant named itself, cleared by a later look with no cue word
+    # (a real router session: "Root cause found! … dnsmasq" → "The config looks correct:
+    # dnsmasq → blocky:5335").
+    steps = [
+        U("DNS on the laptop times out, the router runs blocky. Find out why."),
+        A("", sh("ssh root@router 'netstat -tlnup | grep :53'", "tcp  0  0 0.0.0.0:53  0.0.0.0:*  LISTEN  4101/dnsmasq\ntcp  0  0 :::5335  :::*  LISTEN  19615/blocky")),
+        A("**Root cause found!** Port 53 is bound to **dnsmasq**, not blocky. Blocky listens on 5335. Let's check whether dnsmasq forwards to blocky."),
+        A("", sh("ssh root@router 'cat /etc/config/dhcp'", "config dnsmasq\n\toption port '53'\n\tlist server '127.0.0.1#5335'")),
+        A("The config looks correct: dnsmasq forwards to blocky on 5335. Let me query both from the router.", sh("ssh root@router 'dig google.com @127.0.0.1 -p 53 +short'", "142.250.74.46")),
+    ]
+    write("self-correction", "pos-suspect-cleared", steps)
+    # Near miss: the same words after the assistant changed the config: a result of its
+    # fix, not a retraction.
+    steps = [
+        U("DNS on the laptop times out, the router runs blocky. Find out why."),
+        A("**Root cause found!** dnsmasq forwards to the wrong blocky port (5353 instead of 5335)."),
+        A("", sh("ssh root@router \"sed -i 's/#5353/#5335/' /etc/config/dhcp\"", "")),
+        A("The config looks correct: dnsmasq forwards to blocky on 5335."),
+    ]
+    write("self-correction", "neg-suspect-cleared-after-fix", steps)
+    # Its own change owned up to after the person reports the damage, with no "I was
+    # wrong" (a real session: "我的正則替換破壞了檔案編碼").
+    steps = [
+        A("Pushed: the clauses table now has updated_at, and saving a clause works again."),
+        U("now the app shows garbled Chinese everywhere"),
+        A("Oops: my regex replacement corrupted the file encoding, so the Chinese strings were mangled. Let me restore the file from git.", sh("git checkout HEAD~1 -- src/schema.ts", "")),
+    ]
+    write("self-correction", "pos-own-change-broke-it", steps)
+    # Near miss: the same kind of words with no person's report to answer: a step told.
+    steps = [
+        U("Clean up the debug output before the release."),
+        A("I removed the debug logs from the handlers; the release build is clean.", sh("npm run build", "built in 2.1s")),
+    ]
+    write("self-correction", "neg-own-change-told", steps)
 
 
 def polling_timeout():

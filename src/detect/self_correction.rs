@@ -9,9 +9,11 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{Cited, Details, Detector, Finding, SessionView, Telling, Undoing};
+use crate::analysis::calls;
 use crate::analysis::claims::{Kind as Claim, first_of};
 use crate::analysis::liveness;
 use crate::analysis::statements::{clause_before, hedged, prose, quote_from, sentence_quote, sentences};
+use crate::analysis::text::content_words;
 use crate::model::{Message, Role};
 
 pub struct SelfCorrection;
@@ -51,6 +53,13 @@ the ways real sessions do it:
   keys" after "the 1Password SSH agent still has no keys loaded" (then only looks may
   stand between the two: nothing was done that could have given it the keys) — with no
   turn of the person's and no relaunch in between (either could have changed the facts).
+- a diagnosis of its own taken back with no cue word: a suspect it named cleared ("The
+  config looks correct: dnsmasq → blocky:5335" after "Root cause found! Port 53 is bound
+  to dnsmasq", 所以问题不在这里 after its own 核心问题), with nothing edited or relaunched in
+  between, or revisited by a sentence opening "Actually, …" ("Actually, … Offline is
+  preferred" after "its status is Offline. This is why the mount command failed");
+- its own change owned up to after the person reports damage: "my regex replacement
+  corrupted the file encoding", 但我把它們都刪掉了 ("but I deleted them all").
 
 Only what the assistant says counts, not its reasoning (the `thinking` of formats
 that record it): reasoning revises hypotheses all the time ("actually wait, let me look
@@ -91,6 +100,8 @@ write-up should explain, and a run of them says the agent concludes too early.
 - Apologies for "the mistake in my previous response": in real sessions they mostly
   follow an edit-format error (a malformed SEARCH/REPLACE block), not a wrong conclusion;
   "I made a mistake by using backtick-n in the files" admits a faulty edit, not a claim.
+- "The config looks correct now" after its own fix of the config; "这是对的，因为…" (an
+  affirmation); "I removed the debug logs" with no report of the person's to answer.
 - Retractions quoted in code blocks or block quotes, hedged or asked ("if I was wrong…",
   "was I wrong?"), and the same retraction repeated a few messages later.
 "#;
@@ -245,8 +256,7 @@ fn states_something(m: &Message) -> bool {
 /// Four words or more; in Chinese or Japanese, which put no spaces between words, six
 /// ideographs or kana.
 fn substantial(s: &str) -> bool {
-    let cjk = |c: &char| matches!(*c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}' | '\u{f900}'..='\u{faff}');
-    s.split_whitespace().count() >= 4 || s.chars().filter(cjk).count() >= 6
+    s.split_whitespace().count() >= 4 || s.chars().filter(|c| is_cjk(*c)).count() >= 6
 }
 
 /// The earlier assistant message whose claim an admission takes back. When the person
@@ -303,6 +313,10 @@ enum Kind {
     Reversal,
     /// "The YubiKey is NOT locked out" against its own "the PIN is locked out".
     Contradiction,
+    /// "The config looks correct: dnsmasq → blocky" against its own "Root cause found!
+    /// Port 53 is bound to dnsmasq": a suspect it named cleared, or its diagnosis revisited
+    /// with "Actually, …".
+    Diagnosis,
 }
 
 struct Retraction {
@@ -312,6 +326,8 @@ struct Retraction {
     claim: Option<usize>,
     /// The person's turn a concession answers.
     pushback: Option<usize>,
+    /// The sentence of the claim message that is taken back, when the test found it.
+    said: Option<String>,
 }
 
 /// The sentence in which the assistant plainly admits a wrong conclusion.
@@ -503,6 +519,259 @@ fn denied_possession(msgs: &[Message], i: usize, subj: &str, noun: &str) -> Opti
     (j..i).all(|k| liveness::only_observes(&msgs[k])).then_some(j)
 }
 
+/// A sentence naming the cause of a problem: "Root cause found!", "This is why the mount
+/// command failed", "the real problem is …", "问题所在：顺序错误", "真正的问题：…".
+static DIAGNOSIS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\broot[\s-]+cause\b|\bfound\s+(?:the|a)\s+(?:real\s+)?(?:issue|problem|bug|culprit|cause)\b",
+        r"|\b(?:this|that)(?:['’]s|\s+is|\s+was)\s+(?:why|the\s+(?:real\s+|actual\s+)?(?:cause|problem|issue|culprit|reason|bug))\b",
+        r"|\bthe\s+(?:real\s+|actual\s+|core\s+|main\s+)?(?:problem|issue|cause|culprit)\s+(?:is|was)\b",
+        r"|\b(?:is|was)\s+(?:the\s+)?(?:real\s+|actual\s+)?(?:problem|issue|cause|culprit)\b",
+        r"|问题所在|問題所在|根本原因|问题根源|問題根源|根因|真正的?(?:问题|問題|原因)|核心问题|核心問題|关键问题|關鍵問題",
+        r"|问题是|問題是|原因是|找到(?:了)?问题|找到(?:了)?問題|这就是为什么|這就是為什麼|这就是原因|這就是原因",
+    ))
+    .expect("diagnosis regex is valid")
+});
+/// A sentence clearing a suspect: "The config looks correct: dnsmasq → blocky:5335",
+/// "X is not the problem", "the problem is not in X", "问题不在这里", "编号是对的".
+static CLEARED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\b(?:is|are|was|were)(?:\s+not|n['’]t)\s+(?:the\s+|a\s+)?(?:real\s+)?(?:problem|issue|cause|culprit)\b",
+        r"|\bthe\s+(?:problem|issue|cause)\s+(?:is|was)(?:\s+not|n['’]t)\s+(?:in|with|from)\b",
+        r"|\b(?:looks?|is|are|seems?)\s+(?:to\s+be\s+)?(?:correct|fine|right)(?:ly\s+configured)?\b",
+        r"|\bnothing\s+(?:is\s+)?wrong\s+with\b",
+        r"|问题不在|問題不在|(?:看起来|看起來|看来|看來|似乎)?(?:都)?是(?:对的|對的|正确的|正確的)",
+        r"|(?:看起来|看起來|看来|看來|似乎)(?:没有|沒有|没|沒)(?:什么|什麼)?(?:问题|問題)",
+    ))
+    .expect("cleared regex is valid")
+});
+/// The facts may have changed since: "looks correct now", "现在是对的".
+static CHANGED_SINCE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:now|anymore|any\s+more|again|after\s+(?:the|my|this)\b)|现在|現在|已经|已經|修复后|修復後")
+        .expect("changed-since regex is valid")
+});
+/// Chinese and Japanese words that make a statement a guess or a question.
+static HEDGED_CJK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"可能|也许|也許|或许|或許|如果|是否|吗|嗎|假设|假設|かもしれ|もし").expect("cjk hedge regex is valid")
+});
+/// "Actually, …" opening a sentence anywhere in the message: what follows sets the record
+/// straight, and is a retraction when it speaks of what the assistant itself diagnosed.
+static ACTUALLY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:actually|in\s+fact|in\s+reality)\s*,\s*|^(?:其实|其實|实际上|實際上)[，,]\s*")
+        .expect("actually regex is valid")
+});
+/// The assistant admitting that its own change did the damage: "my regex replacement
+/// corrupted the encoding", "I accidentally removed …", "but I deleted them all",
+/// "我的正則替換破壞了檔案編碼", "但我把它們都刪掉了".
+static OWN_DAMAGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\bmy\s+(?:[\w-]+\s+){0,3}?(?:edit|edits|change|changes|regex|replacement|replace|refactor|refactoring|rewrite|patch|fix|script|migration|update|commit)\s+(?:\w+\s+)?(?:broke|corrupted|damaged|mangled|clobbered|wiped|deleted|removed|overwrote)\b",
+        r"|\bI\s+(?:\w+\s+)?(?:broke|corrupted|damaged|mangled|clobbered|wiped\s+out)\b",
+        r"|\bI\s+(?:accidentally|inadvertently|mistakenly|unintentionally)\s+(?:\w+\s+)?(?:removed|deleted|dropped|overwrote|reverted|broke)\b",
+        r"|\bbut\s+I\s+(?:\w+\s+)?(?:removed|deleted|dropped|overwrote)\s+(?:them|it|all|those|these|everything)\b",
+        r"|我的[^，。！？,!?]{0,15}?(?:破坏|破壞|弄坏|弄壞|损坏|損壞|搞坏|搞壞|覆盖了|覆蓋了|删掉了|刪掉了)",
+        r"|我(?:不小心|误|誤)[^，。！？,!?]{0,12}?(?:删|刪|覆盖|覆蓋|破坏|破壞|改)",
+        r"|(?:但|但是|却|卻)我把[^，。！？,!?]{0,15}?(?:删|刪|去掉|移除|弄坏|弄壞)",
+        r"|我把[^，。！？,!?]{0,15}?(?:弄坏|弄壞|搞坏|搞壞|破坏|破壞|改坏|改壞)",
+    ))
+    .expect("own-damage regex is valid")
+});
+/// Words that stand for what was just said, not for a thing of their own.
+const ANAPHORA: &[&str] = &["这里", "這裡", "这", "這", "那里", "那裡", "这个", "這個"];
+/// How far back, in messages, a diagnosis is looked for.
+const DIAGNOSIS_WINDOW: usize = 12;
+
+fn has_cjk(s: &str) -> bool {
+    s.chars().any(is_cjk)
+}
+
+/// An ideograph or kana: Chinese and Japanese put no spaces between words.
+fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}' | '\u{f900}'..='\u{faff}')
+}
+
+/// What a clearing sentence is about: the run of ideographs right before (or, for "问题不在
+/// X", right after) the match; empty when it names nothing ("这", "看起来是对的").
+fn cjk_subject(s: &str, at: usize, end: usize, after: bool) -> String {
+    let run: String = if after {
+        s[end..].chars().take_while(|c| is_cjk(*c)).take(6).collect()
+    } else {
+        let mut v: Vec<char> = s[..at].chars().rev().take_while(|c| is_cjk(*c)).take(6).collect();
+        v.reverse();
+        v.into_iter().collect()
+    };
+    if ANAPHORA.contains(&run.as_str()) { String::new() } else { run }
+}
+
+/// A sentence of the assistant's that names a cause and is neither asked nor hedged.
+fn diagnoses(s: &str) -> bool {
+    DIAGNOSIS.find(s).is_some_and(|m| {
+        // A heading that is only the marker ("## 关键问题") names no cause.
+        let rest = format!("{} {}", &s[..m.start()], &s[m.end()..]);
+        let named = rest.split_whitespace().filter(|w| w.chars().any(char::is_alphanumeric)).count() >= 2
+            || rest.chars().filter(|c| is_cjk(*c)).count() >= 2;
+        named && !hedged(clause_before(s, m.start())) && !HEDGED_CJK.is_match(s)
+    }) && !CLEARED.is_match(s)
+}
+
+/// The message holding the assistant's own diagnosis that `about` speaks of: earlier in
+/// message `i` (sentences before `upto`), or in an assistant message since the person last
+/// spoke. `about` gets the diagnosis sentence and the one before it ("Its status is
+/// Offline. This is why the mount command failed."). `same_only`: the sentence names
+/// nothing of its own, so only a diagnosis in the same message can be what it means.
+/// `still`: the facts must not have changed in between (no file edited, no relaunch).
+fn own_diagnosis(
+    msgs: &[Message],
+    i: usize,
+    upto: usize,
+    same_only: bool,
+    still: bool,
+    about: impl Fn(&str, &str) -> bool,
+) -> Option<(usize, String)> {
+    let found_in = |text: &str, limit: Option<usize>| {
+        let p = prose(text);
+        let ss = sentences(&p);
+        let n = limit.unwrap_or(ss.len()).min(ss.len());
+        (0..n)
+            .rev()
+            .find(|&k| {
+                let (s, end) = ss[k];
+                end != Some('?') && diagnoses(s) && about(s, if k > 0 { ss[k - 1].0 } else { "" })
+            })
+            .map(|k| ss[k].0.to_string())
+    };
+    if let Some(d) = found_in(&msgs[i].text, Some(upto)) {
+        return Some((i, d));
+    }
+    if same_only {
+        return None;
+    }
+    for j in (i.saturating_sub(DIAGNOSIS_WINDOW)..i).rev() {
+        let n = &msgs[j];
+        if n.is_typed_user() {
+            return None;
+        }
+        if n.role != Role::Assistant {
+            continue;
+        }
+        if still && (liveness::relaunches(n) || n.calls.iter().any(|c| !calls::edited_files(c).is_empty())) {
+            return None;
+        }
+        if let Some(d) = found_in(&n.text, None) {
+            return Some((j, d));
+        }
+    }
+    None
+}
+
+/// Content words two sentences share, or for Chinese and Japanese whether the subject
+/// run appears.
+fn shares(a: &std::collections::HashSet<String>, b: &str, at_least: usize) -> bool {
+    a.intersection(&content_words(b)).count() >= at_least
+}
+
+/// The assistant clears a suspect it named itself: "The config looks correct: dnsmasq →
+/// blocky:5335" after "Root cause found! Port 53 is bound to dnsmasq, NOT blocky", "所以
+/// 问题不在这里" after its own "核心问题". The thing cleared must be named in the
+/// diagnosis (two content words shared; for Chinese the subject's ideographs), or, when the
+/// sentence names nothing ("看起来是对的"), the diagnosis must be in the same message.
+fn exoneration(msgs: &[Message], i: usize) -> Option<(String, (usize, String))> {
+    let p = prose(&msgs[i].text);
+    for (k, (s, end)) in sentences(&p).into_iter().enumerate() {
+        if end == Some('?') {
+            continue;
+        }
+        let Some(m) = CLEARED.find(s) else { continue };
+        let clause = clause_before(s, m.start());
+        if hedged(clause) || HEDGED_CJK.is_match(s) || CHANGED_SINCE.is_match(s) || NEGATION.is_match(clause) {
+            continue;
+        }
+        let matched = m.as_str();
+        let j = if has_cjk(matched) {
+            let before: String = s[..m.start()].chars().rev().take(1).collect();
+            if before == "不" || before == "没" || before == "沒" {
+                continue;
+            }
+            // "正确的逻辑应该是" proposes; "是正确的" at the end of its clause clears.
+            let next = s[m.end()..].chars().next();
+            if matched.ends_with('的') && next.is_some_and(|c| is_cjk(c) || c.is_alphanumeric()) {
+                continue;
+            }
+            let after = matched.starts_with("问题") || matched.starts_with("問題");
+            let subj = cjk_subject(s, m.start(), m.end(), after);
+            let same_only = subj.is_empty();
+            // "这是对的，因为 …" affirms what it just said; only a judgement after a look
+            // ("看起来是对的") or a locus denied ("问题不在这里") clears it.
+            let judged = after || matched.starts_with('看') || matched.starts_with('似');
+            if same_only && !judged {
+                continue;
+            }
+            own_diagnosis(msgs, i, k, same_only, true, |d, _| same_only || d.contains(&subj))
+        } else {
+            let mut words = content_words(&s[..m.start()]);
+            words.extend(content_words(&s[m.end()..]));
+            if words.is_empty() {
+                continue;
+            }
+            own_diagnosis(msgs, i, k, false, true, |d, _| shares(&words, d, 2))
+        };
+        if let Some(j) = j {
+            return Some((s.to_string(), j));
+        }
+    }
+    None
+}
+
+/// "Actually, for wsl --mount, … Offline is preferred" a sentence opening with "Actually"
+/// (anywhere in the message) that speaks of what the assistant itself diagnosed since the
+/// person last spoke ("its status is Offline. This is why the mount command failed"):
+/// three content words shared with the diagnosis or the sentence before it.
+fn actually_about_own_diagnosis(msgs: &[Message], i: usize) -> Option<(String, (usize, String))> {
+    let p = prose(&msgs[i].text);
+    for (k, (s, end)) in sentences(&p).into_iter().enumerate() {
+        if end == Some('?') {
+            continue;
+        }
+        let Some(m) = ACTUALLY.find(s) else { continue };
+        let rest = &s[m.end()..];
+        if FORWARD.is_match(rest) || PLAN.is_match(rest) || HEDGED_CJK.is_match(rest) {
+            continue;
+        }
+        let words = content_words(rest);
+        if let Some(j) = own_diagnosis(msgs, i, k, false, false, |d, prev| shares(&words, &format!("{prev} {d}"), 3)) {
+            return Some((s.to_string(), j));
+        }
+    }
+    None
+}
+
+/// Messages since the person last spoke within which an admission still answers them.
+const ANSWER_WINDOW: usize = 4;
+
+/// "My regex replacement corrupted the encoding", "但我把它們都刪掉了": the assistant admits
+/// that its own change did the damage the person just reported.
+fn own_damage(msgs: &[Message], i: usize) -> Option<(String, usize)> {
+    let p = prose(&msgs[i].text);
+    let s = sentences(&p).into_iter().filter(|(_, end)| *end != Some('?')).map(|(s, _)| s).find(|s| {
+        OWN_DAMAGE.find(s).is_some_and(|m| !hedged(clause_before(s, m.start())) && !HEDGED_CJK.is_match(s))
+    })?;
+    let mut said = 0;
+    for j in (0..i).rev() {
+        let n = &msgs[j];
+        if n.is_typed_user() {
+            let t = n.text.trim_start();
+            return (!t.is_empty() && !t.starts_with('/')).then(|| (s.to_string(), j));
+        }
+        if n.role == Role::Assistant {
+            said += 1;
+            if said > ANSWER_WINDOW {
+                return None;
+            }
+        }
+    }
+    None
+}
+
 /// The retraction message `i` holds, if any: the one that comes first in its prose.
 /// Only what the assistant says counts, not its reasoning (`thinking`): reasoning
 /// revises hypotheses all the time ("actually wait, let me look more carefully") and
@@ -513,7 +782,7 @@ fn retraction(msgs: &[Message], found: &[Option<Retraction>], i: usize) -> Optio
         return None;
     }
     let mut all: Vec<Retraction> = Vec::new();
-    let plain = |sentence: String, kind| Retraction { sentence, kind, claim: None, pushback: None };
+    let plain = |sentence: String, kind| Retraction { sentence, kind, claim: None, pushback: None, said: None };
     if let Some(s) = admission(&m.text) {
         all.push(plain(s, Kind::Admission));
     }
@@ -523,13 +792,21 @@ fn retraction(msgs: &[Message], found: &[Option<Retraction>], i: usize) -> Optio
     if let Some((s, u)) = concession(msgs, i)
         && let Some(j) = stated_claim(msgs, found, i)
     {
-        all.push(Retraction { sentence: s, kind: Kind::Concession, claim: Some(j), pushback: Some(u) });
+        all.push(Retraction { sentence: s, kind: Kind::Concession, claim: Some(j), pushback: Some(u), said: None });
     }
     if let Some((s, j)) = reversal(msgs, i) {
-        all.push(Retraction { sentence: s, kind: Kind::Reversal, claim: Some(j), pushback: None });
+        all.push(Retraction { sentence: s, kind: Kind::Reversal, claim: Some(j), pushback: None, said: None });
     }
     if let Some((s, j)) = contradiction(msgs, i) {
-        all.push(Retraction { sentence: s, kind: Kind::Contradiction, claim: Some(j), pushback: None });
+        all.push(Retraction { sentence: s, kind: Kind::Contradiction, claim: Some(j), pushback: None, said: None });
+    }
+    if let Some((s, (j, d))) = exoneration(msgs, i).or_else(|| actually_about_own_diagnosis(msgs, i)) {
+        all.push(Retraction { sentence: s, kind: Kind::Diagnosis, claim: Some(j), pushback: None, said: Some(d) });
+    }
+    if let Some((s, u)) = own_damage(msgs, i)
+        && let Some(j) = stated_claim(msgs, found, i)
+    {
+        all.push(Retraction { sentence: s, kind: Kind::Concession, claim: Some(j), pushback: Some(u), said: None });
     }
     let p = prose(&m.text);
     all.into_iter().min_by_key(|r| p.find(&r.sentence).unwrap_or(usize::MAX))
@@ -590,6 +867,9 @@ impl Detector for SelfCorrection {
             }
             let repeated = match retracted_before {
                 Some(_) if !claims.is_empty() => true,
+                // A diagnosis taken back is a new retraction when it is another diagnosis
+                // (an analysis that names a cause, clears it, and names the next one).
+                Some(j) if r.kind == Kind::Diagnosis => found[j].as_ref().is_some_and(|e| e.claim == r.claim),
                 Some(j) => i - j <= REPEAT_WINDOW,
                 None => false,
             };
@@ -611,9 +891,15 @@ impl Detector for SelfCorrection {
                         Kind::Concession => "concedes the person's objection to its claim of",
                         Kind::Reversal => "takes back its step of",
                         Kind::Contradiction => "contradicts its own claim of",
+                        Kind::Diagnosis => "takes back its own diagnosis of",
                         Kind::Admission | Kind::Crash => "retracts its claim of",
                     };
-                    format!("{what} {n} message{} earlier: \"{q}\"", plural(n))
+                    if n == 0 {
+                        let what = what.strip_suffix(" of").unwrap_or(what);
+                        format!("{what} made earlier in the same message: \"{q}\"")
+                    } else {
+                        format!("{what} {n} message{} earlier: \"{q}\"", plural(n))
+                    }
                 }
                 (None, None) => format!("retracts an earlier conclusion: \"{q}\""),
             };
@@ -624,7 +910,11 @@ impl Detector for SelfCorrection {
             evidence.sort_unstable();
             let claim = match (claims.last(), stated) {
                 (Some((j, a)), _) => Some(Cited { idx: msgs[*j].idx, text: a.line.clone() }),
-                (None, Some(j)) => first_of(&msgs[j].text, &[Claim::Conclusion, Claim::Reason, Claim::Other], 160)
+                (None, Some(j)) => r
+                    .said
+                    .as_ref()
+                    .map(|s| sentence_quote(&msgs[j].text, s, 160))
+                    .or_else(|| first_of(&msgs[j].text, &[Claim::Conclusion, Claim::Reason, Claim::Other], 160))
                     .map(|text| Cited { idx: msgs[j].idx, text }),
                 (None, None) => None,
             };
@@ -1039,6 +1329,131 @@ mod tests {
             "I made a mistake by using backtick-n inside the Python files; let me fix the edit.",
         ] {
             assert!(run(&[said(1, "The test passes now."), said(2, text)]).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn clearing_a_suspect_it_named_takes_back_its_diagnosis() {
+        // A router session: the cause it announced, then the config that clears it.
+        let msgs = vec![
+            said(
+                12,
+                "**Root cause found!** Port 53 is bound to **dnsmasq**, NOT blocky. Let's check if dnsmasq forwards.",
+            ),
+            ran(13, "ssh root@router 'cat /etc/config/dhcp'", "list server '127.0.0.1#5335'\n"),
+            said(15, "The config looks correct: dnsmasq → blocky:5335. Let me verify blocky is actually responding."),
+        ];
+        let f = run(&msgs);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].evidence, vec![12, 15]);
+        assert!(f[0].summary.starts_with("takes back its own diagnosis of 3 messages earlier"), "{}", f[0].summary);
+        // In Chinese, within one analysis: the cause named in a heading, then cleared.
+        for text in [
+            "## 问题 3：编号从 2 开始的真正原因\n\n执行过程如下。\n\n**结果：编号是对的！**",
+            "#### 原因 3：编号更新时机错误 ⭐ **核心问题**\n\n**但这还是当前的逻辑！所以问题不在这里。**",
+            "## 真正的问题：编号生成逻辑错误\n\n让我重新看 updateNumberingState。\n\n**看起来是对的！**",
+        ] {
+            let f = run(&[said(1, text)]);
+            assert_eq!(f.len(), 1, "{text}");
+            assert!(
+                f[0].summary.starts_with("takes back its own diagnosis made earlier in the same message"),
+                "{}",
+                f[0].summary
+            );
+        }
+    }
+
+    #[test]
+    fn clearing_near_misses() {
+        let cause = said(1, "**Root cause found!** dnsmasq forwards to the wrong blocky port.");
+        // Its own fix in between: the state it clears is the one it made.
+        let fixed = vec![
+            cause.clone(),
+            ran(2, "sed -i 's/#5353/#5335/' /etc/config/dhcp", ""),
+            said(3, "The config looks correct: dnsmasq forwards to blocky on 5335."),
+        ];
+        assert!(run(&fixed).is_empty());
+        for text in [
+            // After a change, in so many words.
+            "The config looks correct now: dnsmasq forwards to blocky.",
+            // Another thing: one word in common is not the same suspect.
+            "The firewall config looks correct: LAN accepts port 53.",
+            // Hedged or asked.
+            "If the dnsmasq forwarding to blocky is correct, the firewall is next.",
+            "Is the dnsmasq forwarding to blocky correct?",
+        ] {
+            assert!(run(&[cause.clone(), said(2, text)]).is_empty(), "{text}");
+        }
+        // The person spoke in between.
+        let asked = vec![
+            cause,
+            user(2, "I changed the port"),
+            said(3, "The config looks correct: dnsmasq forwards to blocky."),
+        ];
+        assert!(run(&asked).is_empty());
+        // "This is right, because …" affirms; a heading that is only "关键问题" names no cause;
+        // a guessed cause ("可能") is not a diagnosis to take back.
+        for text in [
+            "## 关键问题\n\n### 问题 2：章节需要编号吗？\n\n这是对的，因为章节有自己的编号系统。",
+            "真正的問題可能是：條件檢查通過了。\n\n看起來是對的！",
+            "## 问题所在：顺序错误\n\n**正确的逻辑应该是：**先更新编号。",
+        ] {
+            assert!(run(&[said(1, text)]).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn actually_revisiting_its_own_diagnosis() {
+        let msgs = vec![
+            said(25, "The disk is Number 2, but its status is **Offline**. This is why the mount command failed."),
+            ran(26, "wsl --mount \\\\.\\PHYSICALDRIVE2 --bare", "The system cannot find the drive specified.\n"),
+            said(
+                27,
+                "It is still failing. Actually, for wsl --mount, the disk usually must be unmounted in Windows, or sometimes Offline is preferred so Windows does not lock the disk.",
+            ),
+        ];
+        let f = run(&msgs);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].evidence, vec![25, 27]);
+        // Near misses: a plan, another topic, a diagnosis from before the person spoke.
+        for text in [
+            "Actually, let's also format the disk as ext4 once it is mounted.",
+            "Actually, the USB hub needs its own power supply.",
+        ] {
+            assert!(run(&[msgs[0].clone(), said(2, text)]).is_empty(), "{text}");
+        }
+        let asked = vec![
+            msgs[0].clone(),
+            user(26, "the disk is offline on purpose"),
+            said(
+                27,
+                "Actually, for wsl --mount the disk status Offline is preferred, so the mount command failed elsewhere.",
+            ),
+        ];
+        assert!(run(&asked).is_empty());
+    }
+
+    #[test]
+    fn owning_up_to_the_damage_the_person_reports() {
+        let done = said(63, "Pushed: the clauses table has updated_at now, saving a clause should work.");
+        for text in [
+            "糟糕！我的正則替換破壞了檔案編碼，導致中文字串損壞。讓我從 Git 恢復原始檔案。",
+            "原始版本有完整的功能（風險識別、編輯、註解等），但我把它們都刪掉了，只保留了簡單的顯示功能。",
+            "Oops: my regex replacement corrupted the file encoding. Let me restore it from git.",
+            "I see it: I accidentally removed the annotation panel when I rewrote the page.",
+        ] {
+            let msgs = vec![done.clone(), user(64, "now other things are broken"), said(65, text)];
+            let f = run(&msgs);
+            assert_eq!(f.len(), 1, "{text}");
+            assert_eq!(f[0].evidence, vec![63, 64, 65], "{text}");
+        }
+        // Near misses: no report of the person's to answer; an ordinary step told; hedged.
+        assert!(run(&[done.clone(), said(2, "My regex replacement corrupted the file encoding.")]).is_empty());
+        for text in [
+            "I removed the debug logs and deleted the old schema file.",
+            "If my regex replacement corrupted the encoding, git has the original.",
+        ] {
+            assert!(run(&[done.clone(), user(64, "clean it up"), said(65, text)]).is_empty(), "{text}");
         }
     }
 
