@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::glossary::Glossary;
 use crate::analysis::call_facts::CallFacts;
+use crate::analysis::fences::{self, Place};
 use crate::analysis::text::display_path;
 use crate::analysis::text::{clip, clock, duration, one_line, quote, secs_between, sentences, sentences_where};
 use crate::detect::{self, Finding, SessionStats};
@@ -31,19 +32,22 @@ pub(super) fn request_text(text: &str) -> String {
 
 fn unwrapped_request(text: &str) -> String {
     let t = crate::analysis::text::typed(text);
-    let lines: Vec<&str> = t.lines().collect();
-    let filled = |from: usize| (from..lines.len()).find(|&i| !lines[i].trim().is_empty());
-    if let Some(h) = filled(0).filter(|&h| lines[h].trim_start().starts_with('#'))
-        && let Some(open) = filled(h + 1).filter(|&o| lines[o].trim_start().starts_with("```"))
-        && let Some(close) = (open + 1..lines.len()).find(|&i| lines[i].trim_start().starts_with("```"))
+    let lines: Vec<(Place, &str)> = fences::lines(&t).collect();
+    let joined = |range: &[(Place, &str)]| range.iter().map(|(_, l)| *l).collect::<Vec<_>>().join("\n");
+    let filled = |from: usize| (from..lines.len()).find(|&i| !lines[i].1.trim().is_empty());
+    let heading = |i: usize| lines[i].0 == Place::Text && lines[i].1.trim_start().starts_with('#');
+    // A template (a heading over a fenced block for the input, as spec-kit's commands).
+    if let Some(h) = filled(0).filter(|&h| heading(h))
+        && let Some(open) = filled(h + 1).filter(|&o| lines[o].0 == Place::Fence)
+        && let Some(close) = (open + 1..lines.len()).find(|&i| lines[i].0 == Place::Fence)
     {
-        let input = lines[open + 1..close].join("\n");
+        let input = joined(&lines[open + 1..close]);
         if !input.trim().is_empty() {
             return input.trim().to_string();
         }
         // Nothing typed into the template: what it asks starts under its next heading.
-        if let Some(next) = (close + 1..lines.len()).find(|&i| lines[i].trim_start().starts_with('#')) {
-            return lines[next + 1..].join("\n").trim().to_string();
+        if let Some(next) = (close + 1..lines.len()).find(|&i| heading(i)) {
+            return joined(&lines[next + 1..]).trim().to_string();
         }
     }
     // A lead-in over a document ("Implement the following plan:" and its "# Plan: …").

@@ -480,78 +480,103 @@ impl Context<'_> {
         topic: &str,
         st: &mut Story,
     ) -> usize {
-        let first_shape = error_shape(st.first.error.as_deref());
         // Later calls of the same message count too (parallel calls after the failing one).
         let own = self.facts_of(m).iter().position(|x| std::ptr::eq(x, f)).unwrap_or(0);
         let mut stop = pos;
-        'scan: for (p, n) in self.session.messages.iter().enumerate().take(end).skip(pos) {
-            // What the user typed about it: a remark, or words shared with the command
-            // or its error ("fix the temp file permissions"), not the name of the next
-            // task ("Phase 5", "T026-T030").
+        for (p, n) in self.session.messages.iter().enumerate().take(end).skip(pos) {
             if p > pos
-                && n.is_typed_user()
-                && !n.text.trim().is_empty()
-                && (request_text(&n.text).split_whitespace().count() >= 4
-                    || !content_words(&request_text(&n.text)).is_disjoint(&content_words(topic)))
+                && let Some(q) = self.user_remark(n, topic)
             {
-                st.user.push(Quote { idx: n.idx, text: clip(&one_line(&request_text(&n.text)), QUOTE) });
+                st.user.push(q);
             }
             for (i, g) in self.facts_of(n).iter().enumerate() {
                 if p == pos && i <= own {
                     continue;
                 }
-                let g_error = self.attempt(n, g).error;
-                let g_shape = error_shape(g_error.as_deref());
                 let Some(same) = self.goes_on(f, g, n, p, pos, st) else { continue };
                 let a = self.attempt(n, g);
-                // After failing the same way more than once, a failure of another shape
-                // on another command line means the problem told here is over: that one
-                // is the next story's.
-                if a.failed
-                    && st.failures >= 2
-                    && subjects(g).contains(&st.subject)
-                    && g_shape != first_shape
-                    && !same_root(
-                        (st.first.error.as_deref(), f.command.as_deref()),
-                        (g_error.as_deref(), g.command.as_deref()),
-                    )
-                    && g.command != f.command
-                    && st.attempts.iter().all(|x| error_shape(x.error.as_deref()) == first_shape)
-                {
+                if self.problem_changed(f, g, &a, st) {
                     st.changed = Some(a);
-                    break 'scan;
+                    return stop;
                 }
                 stop = p;
                 if a.failed {
-                    st.failures += 1;
-                    st.last_failure = n.idx;
-                    if st.attempts.len() < 3 {
-                        st.attempts.push(a);
-                    } else {
-                        st.more_attempts += 1;
-                    }
+                    Self::failed_again(n, a, st);
                     continue;
                 }
-                st.resolved_by = Some(if same { "same" } else { "other" });
-                st.same_command = f.command.is_some() && g.command == f.command;
-                st.took = secs_between(m.timestamp, n.timestamp).filter(|t| *t >= 60).map(duration);
-                st.resolved = Some(a);
-                // Words after the next failure, of whatever, are about that one.
-                let next_failure = self
-                    .session
-                    .messages
-                    .iter()
-                    .enumerate()
-                    .skip(p + 1)
-                    .find(|(_, n)| self.facts_of(n).iter().any(|h| h.failed()))
-                    .map_or(usize::MAX, |(q, _)| q.saturating_sub(1));
-                st.after = self
-                    .reading_after(p, next_failure, topic)
-                    .filter(|q| q.idx != st.reading.as_ref().map_or(0, |r| r.idx));
-                break 'scan;
+                self.resolve(m, f, (p, n), g, same, a, topic, st);
+                return stop;
             }
         }
         stop
+    }
+
+    /// What the user typed about the story in message `n`, if it is a typed turn about it:
+    /// a remark, or words shared with the command or its error ("fix the temp file
+    /// permissions"), not the name of the next task ("Phase 5", "T026-T030").
+    fn user_remark(&self, n: &Message, topic: &str) -> Option<Quote> {
+        let about = n.is_typed_user()
+            && !n.text.trim().is_empty()
+            && (request_text(&n.text).split_whitespace().count() >= 4
+                || !content_words(&request_text(&n.text)).is_disjoint(&content_words(topic)));
+        about.then(|| Quote { idx: n.idx, text: clip(&one_line(&request_text(&n.text)), QUOTE) })
+    }
+
+    /// Whether attempt `a` (call `g`) ends the story as changed: after failing the same
+    /// way more than once, a failure of another shape on another command line means the
+    /// problem told here is over, and that one is the next story's.
+    fn problem_changed(&self, f: &CallFacts, g: &CallFacts, a: &Attempt, st: &Story) -> bool {
+        let first_shape = error_shape(st.first.error.as_deref());
+        a.failed
+            && st.failures >= 2
+            && subjects(g).contains(&st.subject)
+            && error_shape(a.error.as_deref()) != first_shape
+            && !same_root((st.first.error.as_deref(), f.command.as_deref()), (a.error.as_deref(), g.command.as_deref()))
+            && g.command != f.command
+            && st.attempts.iter().all(|x| error_shape(x.error.as_deref()) == first_shape)
+    }
+
+    /// One more failed attempt of message `n`: counted, and kept among the first three.
+    fn failed_again(n: &Message, a: Attempt, st: &mut Story) {
+        st.failures += 1;
+        st.last_failure = n.idx;
+        if st.attempts.len() < 3 {
+            st.attempts.push(a);
+        } else {
+            st.more_attempts += 1;
+        }
+    }
+
+    /// The story resolved by attempt `a` (call `g` of message `n` at position `p`), the
+    /// subject itself (`same`) or another command: how long it took since the first
+    /// failure (in `m`), and the assistant's words after it, up to the next failure of
+    /// whatever (words after that are about that one).
+    #[allow(clippy::too_many_arguments)]
+    fn resolve(
+        &self,
+        m: &Message,
+        f: &CallFacts,
+        (p, n): (usize, &Message),
+        g: &CallFacts,
+        same: bool,
+        a: Attempt,
+        topic: &str,
+        st: &mut Story,
+    ) {
+        st.resolved_by = Some(if same { "same" } else { "other" });
+        st.same_command = f.command.is_some() && g.command == f.command;
+        st.took = secs_between(m.timestamp, n.timestamp).filter(|t| *t >= 60).map(duration);
+        st.resolved = Some(a);
+        let next_failure = self
+            .session
+            .messages
+            .iter()
+            .enumerate()
+            .skip(p + 1)
+            .find(|(_, n)| self.facts_of(n).iter().any(|h| h.failed()))
+            .map_or(usize::MAX, |(q, _)| q.saturating_sub(1));
+        st.after =
+            self.reading_after(p, next_failure, topic).filter(|q| q.idx != st.reading.as_ref().map_or(0, |r| r.idx));
     }
 
     /// Whether call `g` (of message `n`, at position `p`) tries the story's thing again:
