@@ -11,6 +11,7 @@
 pub mod aider;
 pub mod antigravity;
 pub mod claude;
+pub mod claude_extract;
 pub mod cline;
 pub mod codex;
 pub mod copilot_chat;
@@ -152,7 +153,7 @@ pub(crate) fn sqlite_wal(path: &Path) -> Option<Beside> {
 
 /// Every format, in sniffing order of preference.
 pub fn all() -> &'static [&'static dyn Format] {
-    static ALL: [&dyn Format; 25] = [
+    static ALL: [&dyn Format; 26] = [
         &claude::ClaudeCode,
         &codex::Codex,
         &claude::ClaudeCodeWeb,
@@ -178,6 +179,7 @@ pub fn all() -> &'static [&'static dyn Format] {
         &goose::Goose,
         &goose::GooseDb,
         &antigravity::Antigravity,
+        &claude_extract::ClaudeExtract,
     ];
     &ALL
 }

@@ -61,6 +61,10 @@ impl Format for OpenAiChat {
             if super::field(&top, "trajectory").is_some() || super::field(&top, "history").is_some() {
                 return 0;
             }
+            // claude-conversation-extractor's JSON export: Claude Code's, read as its own.
+            if super::field(&top, "session_id").is_some() && super::field(&top, "message_count").is_some() {
+                return 0;
+            }
             super::field(&top, "messages").and_then(|m| super::first_item_fields(m, 0))
         };
         if !first.as_deref().is_some_and(is_chat_message) {
