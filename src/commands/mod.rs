@@ -289,17 +289,14 @@ pub fn load(targets: &[Target], format: Option<&'static dyn Format>) -> Result<V
             accounted.push(&c.path);
             continue;
         }
-        let fmt = match format {
-            Some(f) => Some(f),
-            None => match formats::read_head(&c.path).map(|h| formats::detect(&c.path, &h)) {
-                Ok(f) => f,
-                Err(e) => {
-                    eprintln!("debrief: {e:#}");
-                    unreadable += 1;
-                    accounted.push(&c.path);
-                    continue;
-                }
-            },
+        let fmt = match formats::format_of(&c.path, format) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("debrief: {e:#}");
+                unreadable += 1;
+                accounted.push(&c.path);
+                continue;
+            }
         };
         let parsed = match fmt {
             Some(f) => match formats::parse_file(&c.path, Some(f)) {
