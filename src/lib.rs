@@ -38,4 +38,4 @@ macro_rules! usage {
     };
 }
 
-pub use commands::run;
+pub use commands::dispatch::run;

@@ -83,7 +83,7 @@ fn lay_out(dir: &Path, cut: bool) {
 /// roles — in process, as `sessions --json` and `search --json` would list them.
 fn fingerprint(ix: &Path) -> Print {
     let dir = debrief::index::IndexDir::open(ix).expect("the index opens");
-    let mut sessions: Vec<String> = debrief::commands::sessions::list(&dir, &Filters::default(), usize::MAX)
+    let mut sessions: Vec<String> = debrief::index::search::sessions(&dir, &Filters::default(), usize::MAX)
         .expect("sessions")
         .iter()
         .map(|r| {

@@ -247,13 +247,10 @@ fn scan_files(
 }
 
 fn scan_file(path: &Path, format: Option<&'static dyn Format>, detectors: &[&'static dyn Detector]) -> Scan {
-    let format = match format {
-        Some(f) => f,
-        None => match formats::read_head(path).map(|h| formats::detect(path, &h)) {
-            Ok(Some(f)) => f,
-            Ok(None) => return Scan::Unknown,
-            Err(e) => return Scan::Failed(format!("{e:#}")),
-        },
+    let format = match formats::format_of(path, format) {
+        Ok(Some(f)) => f,
+        Ok(None) => return Scan::Unknown,
+        Err(e) => return Scan::Failed(format!("{e:#}")),
     };
     let mut sink = DetectSink { detectors, sessions: Vec::new(), bad: Vec::new() };
     let parsed = Input::open(path, None).and_then(|mut input| {

@@ -1,9 +1,12 @@
 //! One module per subcommand, plus the helpers they share: resolving the index
-//! folder, reading `--format`, filters and times, and loading transcript files.
+//! folder, reading `--format`, filters and times, and loading transcript files. The
+//! dispatcher ([`dispatch::run`]) is a module of its own, so that the subcommands that
+//! live elsewhere (`mcp`, `serve`, `push`) use these helpers without a loop back.
 
 pub mod completions;
 pub mod detect;
 pub mod detectors;
+pub mod dispatch;
 pub mod index;
 pub mod report;
 pub mod search;
@@ -17,32 +20,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 
-use crate::cli::{Cli, Command, FilterArgs, RedactArgs};
+use crate::cli::{FilterArgs, RedactArgs};
 use crate::formats::{self, Format, ParsedFile, Unread};
 use crate::index::IndexDir;
 use crate::index::search::Filters;
 use crate::model::{BadRecord, Role, Session, SessionMeta};
 use crate::redact::{self, Redact, Redactor};
 use crate::walk;
-
-/// Run a parsed command line; returns the process exit code.
-pub fn run(cli: &Cli) -> anyhow::Result<i32> {
-    match &cli.command {
-        Command::Index(a) => index::run(cli, a),
-        Command::Search(a) => search::run(cli, a),
-        Command::Show(a) => show::run(cli, a),
-        Command::Sessions(a) => sessions::run(cli, a),
-        Command::Detect(a) => detect::run(cli, a),
-        Command::Detectors(a) => detectors::run(cli, a),
-        Command::Sources(a) => sources::run(cli, a),
-        Command::Report(a) => report::run(cli, a),
-        Command::Mcp(a) => crate::mcp::run(cli, a),
-        Command::Serve(a) => crate::serve::run(cli, a),
-        Command::Push(a) => crate::team::push::run(cli, a),
-        Command::Completions(a) => completions::completions(a),
-        Command::Man => completions::man(),
-    }
-}
 
 /// The index folder: `--index`, `$DEBRIEF_INDEX`, else the platform data dir.
 pub fn index_dir(arg: &Option<PathBuf>) -> PathBuf {
@@ -243,7 +227,7 @@ impl std::error::Error for NoSuchSession {}
 /// does, a usage error listing them when several do.
 pub fn session_by_id(ix: &IndexDir, id: &str) -> Result<crate::index::schema::SessionRecord> {
     let wanted = Filters { session: Some(id.to_string()), ..Filters::default() };
-    let mut found = sessions::list(ix, &wanted, 11)?;
+    let mut found = crate::index::search::sessions(ix, &wanted, 11)?;
     // The whole id wins over the longer ids it is the start of.
     if let Some(i) = found.iter().position(|r| r.meta.id == id) {
         return Ok(found.swap_remove(i));
@@ -289,17 +273,14 @@ pub fn load(targets: &[Target], format: Option<&'static dyn Format>) -> Result<V
             accounted.push(&c.path);
             continue;
         }
-        let fmt = match format {
-            Some(f) => Some(f),
-            None => match formats::read_head(&c.path).map(|h| formats::detect(&c.path, &h)) {
-                Ok(f) => f,
-                Err(e) => {
-                    eprintln!("debrief: {e:#}");
-                    unreadable += 1;
-                    accounted.push(&c.path);
-                    continue;
-                }
-            },
+        let fmt = match formats::format_of(&c.path, format) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("debrief: {e:#}");
+                unreadable += 1;
+                accounted.push(&c.path);
+                continue;
+            }
         };
         let parsed = match fmt {
             Some(f) => match formats::parse_file(&c.path, Some(f)) {

@@ -6,17 +6,11 @@ use std::io::Write;
 
 use anyhow::Result;
 use serde_json::json;
-use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
-use tantivy::schema::IndexRecordOption;
-use tantivy::{Order, TantivyDocument, Term};
 
 use super::{Redaction, Style, display_path, filters, index_dir};
 use crate::cli::{Cli, SessionsArgs};
 use crate::index::IndexDir;
-use crate::index::schema::KIND_SESSION;
 use crate::index::schema::SessionRecord;
-use crate::index::schema::record_of;
 
 pub fn run(cli: &Cli, args: &SessionsArgs) -> Result<i32> {
     let redaction = Redaction::from_args(&args.redact)?;
@@ -31,7 +25,7 @@ pub fn run(cli: &Cli, args: &SessionsArgs) -> Result<i32> {
         }
         None => {
             let ix = IndexDir::open(&index_dir(&cli.index))?;
-            let records = list(&ix, &f, args.limit)?;
+            let records = crate::index::search::sessions(&ix, &f, args.limit)?;
             let n = records.len();
             (records, vec![None; n])
         }
@@ -104,58 +98,4 @@ pub fn detector_counts(r: &SessionRecord) -> BTreeMap<String, usize> {
         *m.entry(f.detector.clone()).or_default() += 1;
     }
     m
-}
-
-/// Session records matching the session-level filters, newest first.
-pub fn list(ix: &IndexDir, filters: &crate::index::search::Filters, limit: usize) -> Result<Vec<SessionRecord>> {
-    let searcher = ix.searcher()?;
-    let fl = ix.fields;
-    let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(
-        Occur::Must,
-        Box::new(TermQuery::new(Term::from_field_text(fl.kind, KIND_SESSION), IndexRecordOption::Basic)),
-    )];
-    if let Some(d) = &filters.detector {
-        clauses.push((
-            Occur::Must,
-            Box::new(TermQuery::new(Term::from_field_text(fl.detector, d), IndexRecordOption::Basic)),
-        ));
-    }
-    // A filter on messages (--role, --tool, --program, --file, --errors): the sessions
-    // with at least one message it accepts.
-    let with_messages = if filters.on_messages() {
-        Some(crate::index::search::sessions_with_messages(&searcher, &fl, filters)?)
-    } else {
-        None
-    };
-    let q = BooleanQuery::new(clauses);
-    let top = searcher
-        .search(&q, &TopDocs::with_limit(1_000_000).order_by_fast_field::<tantivy::DateTime>("time", Order::Desc))?;
-    let mut out = Vec::new();
-    for (_, addr) in top {
-        let doc: TantivyDocument = searcher.doc(addr)?;
-        if let Some(keys) = &with_messages {
-            let skey = doc.get_first(fl.skey).and_then(|v| tantivy::schema::Value::as_u64(&v));
-            if skey.is_none_or(|k| keys.binary_search(&k).is_err()) {
-                continue;
-            }
-        }
-        let Some(rec) = record_of(&doc, &fl) else { continue };
-        if !matches_filters(&rec, filters) {
-            continue;
-        }
-        out.push(rec);
-        if out.len() >= limit {
-            break;
-        }
-    }
-    Ok(out)
-}
-
-fn matches_filters(r: &SessionRecord, f: &crate::index::search::Filters) -> bool {
-    let m = &r.meta;
-    f.agent.as_ref().is_none_or(|a| m.format.starts_with(&a.to_lowercase()))
-        && f.project.as_ref().is_none_or(|p| m.project.as_deref().is_some_and(|x| x.eq_ignore_ascii_case(p)))
-        && f.session.as_ref().is_none_or(|s| m.id.starts_with(s.as_str()))
-        && f.since.is_none_or(|t| m.ended.is_some_and(|e| e >= t))
-        && f.until.is_none_or(|t| m.started.is_some_and(|s| s < t))
 }

@@ -192,6 +192,16 @@ pub fn by_id(id: &str) -> Option<&'static dyn Format> {
 /// How many bytes sniffing looks at.
 pub const SNIFF_BYTES: usize = 64 * 1024;
 
+/// The format to read `path` with: `forced` (`--input-format`), else the one its content
+/// names ([`detect`] on its first [`SNIFF_BYTES`]); `None` when no format claims it
+/// ([`Unread::UnknownFormat`]). An error only when the file cannot be read.
+pub fn format_of(path: &Path, forced: Option<&'static dyn Format>) -> Result<Option<&'static dyn Format>> {
+    match forced {
+        Some(f) => Ok(Some(f)),
+        None => Ok(detect(path, &read_head(path)?)),
+    }
+}
+
 /// Pick the format of a file from its content. `None` when no format claims it.
 pub fn detect(path: &Path, head: &[u8]) -> Option<&'static dyn Format> {
     all()
@@ -1096,13 +1106,8 @@ pub struct ParsedFile {
 
 /// Parse a whole file with the given format, or the detected one.
 pub fn parse_file(path: &Path, format: Option<&'static dyn Format>) -> Result<ParsedFile> {
-    let format = match format {
-        Some(f) => f,
-        None => {
-            let head = read_head(path)?;
-            detect(path, &head).ok_or_else(|| anyhow::anyhow!("{}: {}", path.display(), Unread::UnknownFormat))?
-        }
-    };
+    let format =
+        format_of(path, format)?.ok_or_else(|| anyhow::anyhow!("{}: {}", path.display(), Unread::UnknownFormat))?;
     let mut input = Input::open(path, None)?;
     let mut sink = Collect { no_checkpoints: true, ..Collect::default() };
     let metas = format.parse(&mut input, &mut sink)?;

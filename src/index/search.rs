@@ -485,6 +485,59 @@ impl<'s> SessionCache<'s> {
     }
 }
 
+/// Session records matching the session-level filters, newest first.
+pub fn sessions(ix: &IndexDir, filters: &Filters, limit: usize) -> Result<Vec<SessionRecord>> {
+    let searcher = ix.searcher()?;
+    let fl = ix.fields;
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(
+        Occur::Must,
+        Box::new(TermQuery::new(Term::from_field_text(fl.kind, KIND_SESSION), IndexRecordOption::Basic)),
+    )];
+    if let Some(d) = &filters.detector {
+        clauses.push((
+            Occur::Must,
+            Box::new(TermQuery::new(Term::from_field_text(fl.detector, d), IndexRecordOption::Basic)),
+        ));
+    }
+    // A filter on messages (--role, --tool, --program, --file, --errors): the sessions
+    // with at least one message it accepts.
+    let with_messages =
+        if filters.on_messages() { Some(sessions_with_messages(&searcher, &fl, filters)?) } else { None };
+    let q = BooleanQuery::new(clauses);
+    let top = searcher.search(
+        &q,
+        &TopDocs::with_limit(1_000_000).order_by_fast_field::<tantivy::DateTime>("time", tantivy::Order::Desc),
+    )?;
+    let mut out = Vec::new();
+    for (_, addr) in top {
+        let doc: TantivyDocument = searcher.doc(addr)?;
+        if let Some(keys) = &with_messages {
+            let skey = doc.get_first(fl.skey).and_then(|v| tantivy::schema::Value::as_u64(&v));
+            if skey.is_none_or(|k| keys.binary_search(&k).is_err()) {
+                continue;
+            }
+        }
+        let Some(rec) = record_of(&doc, &fl) else { continue };
+        if !matches_filters(&rec, filters) {
+            continue;
+        }
+        out.push(rec);
+        if out.len() >= limit {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+fn matches_filters(r: &SessionRecord, f: &Filters) -> bool {
+    let m = &r.meta;
+    f.agent.as_ref().is_none_or(|a| m.format.starts_with(&a.to_lowercase()))
+        && f.project.as_ref().is_none_or(|p| m.project.as_deref().is_some_and(|x| x.eq_ignore_ascii_case(p)))
+        && f.session.as_ref().is_none_or(|s| m.id.starts_with(s.as_str()))
+        && f.since.is_none_or(|t| m.ended.is_some_and(|e| e >= t))
+        && f.until.is_none_or(|t| m.started.is_some_and(|s| s < t))
+}
+
 /// Run a search and return the best `limit` hits with snippets. With `redact` (the
 /// user's extra patterns, maybe none), snippets and projects are redacted; `None`
 /// shows them as the transcript has them.

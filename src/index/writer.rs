@@ -191,22 +191,17 @@ pub fn run(ix: &IndexDir, opts: &Options) -> Result<Summary> {
             state.files.insert(c.path.clone(), FileState { size: 0, mtime: c.mtime, ..FileState::default() });
             continue;
         }
-        let format = match (opts.format, state.files.get(&c.path)) {
-            (Some(f), _) => Some(f),
-            (None, _) => match formats::read_head(&c.path) {
-                Ok(head) => formats::detect(&c.path, &head),
-                Err(e) => {
-                    summary.unreadable.push((c.path.clone(), format!("{e:#}")));
-                    continue;
-                }
-            },
+        let format = match formats::format_of(&c.path, opts.format) {
+            Ok(f) => f,
+            Err(e) => {
+                summary.unreadable.push((c.path.clone(), format!("{e:#}")));
+                continue;
+            }
         };
         let Some(format) = format else {
             summary.files_unknown.push(c.path.clone());
             if c.explicit {
-                summary
-                    .unreadable
-                    .push((c.path.clone(), "not a transcript format debrief knows (try --input-format)".into()));
+                summary.unreadable.push((c.path.clone(), formats::Unread::UnknownFormat.to_string()));
             }
             // Remember it, so that an unchanged file is not sniffed again.
             writer.delete_term(Term::from_field_u64(f.fkey, schema::file_key(&c.path)));

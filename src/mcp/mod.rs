@@ -4,7 +4,7 @@
 //! returns what the CLI would print, redacted the same way unless `--no-redact`.
 //!
 //! The tools ([`tools`]) are thin: search is [`crate::index::search`], sessions are
-//! [`crate::commands::sessions::list`], messages are `show --json`'s shape, write-ups are
+//! [`crate::index::search::sessions`], messages are `show --json`'s shape, write-ups are
 //! [`crate::report::render_with`]; only "seen before" ([`seen`]) is its own analysis.
 //!
 //! Errors: an argument the tool's schema or the CLI would refuse (an unknown field, a

@@ -609,7 +609,7 @@ fn list_sessions(cx: &Context, p: ListSessionsParams) -> Result<Output> {
     let limit = page_size(p.limit, 20, 100, "limit")?;
     let offset = cursor(&p.cursor, "list_sessions")?;
     let ix = cx.index()?;
-    let mut records = commands::sessions::list(&ix, &f, offset + limit + 1)?;
+    let mut records = crate::index::search::sessions(&ix, &f, offset + limit + 1)?;
     let more = records.len() > offset + limit;
     let mut page: Vec<Value> = Vec::new();
     for r in records.iter_mut().skip(offset).take(limit) {

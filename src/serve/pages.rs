@@ -254,7 +254,7 @@ const SESSIONS_PAGE: usize = 100;
 pub fn sessions(app: &App, q: &Query) -> Result<Reply> {
     let f = commands::filters(&filter_args(q))?;
     let ix = app.cx.index()?;
-    let mut records = commands::sessions::list(&ix, &f, usize::MAX)?;
+    let mut records = crate::index::search::sessions(&ix, &f, usize::MAX)?;
     let sort = param(q, "sort").unwrap_or("newest");
     match sort {
         "newest" => {}
@@ -821,7 +821,7 @@ pub fn findings(app: &App, q: &Query) -> Result<Reply> {
     ))?;
     let ix = app.cx.index()?;
     // The counts over the sessions the other filters pick.
-    let all = commands::sessions::list(&ix, &Filters { detector: None, ..f.clone() }, usize::MAX)?;
+    let all = crate::index::search::sessions(&ix, &Filters { detector: None, ..f.clone() }, usize::MAX)?;
     let mut counts: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for r in &all {
         for (d, n) in commands::sessions::detector_counts(r) {

@@ -45,7 +45,7 @@ pub fn run(cli: &Cli, args: &PushArgs) -> Result<i32> {
     let redaction = Redaction::from_args(&args.redact)?;
     let dir = index_dir(&cli.index);
     let ix = IndexDir::open(&dir)?;
-    let records = crate::commands::sessions::list(&ix, &Filters::default(), usize::MAX)?;
+    let records = crate::index::search::sessions(&ix, &Filters::default(), usize::MAX)?;
     let machine = machine_id(&dir)?;
     let name = args.machine_name.clone().unwrap_or_else(crate::model::local_host);
     let mut db = url.connect()?;
