@@ -55,7 +55,8 @@ person had to step in:
   error", and the same in other languages ("toujours pas", "funktioniert nicht",
   "no funciona", "还是不行", "動かない", …), and without a failure word: "还是错", "改了又错其他的",
   "我也没看到 F12", "卻沒顯示出來", "点了不会跳到", "你没有检查？", "why is it still empty?",
-  "clicking save does nothing", "isn't consistent with what we show above";
+  "clicking save does nothing", "isn't consistent with what we show above", "and did you
+  consider that …?";
 - a pasted error right after a success claim: the turn is mostly a traceback, compiler
   errors or CI output, and the assistant's last word was "Done", "fixed", "should now
   work", "all tests pass" — or "fix:" over a pasted terminal run of it, error line or not.
@@ -162,6 +163,15 @@ static WHY: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)^(?:(?:ok|okay|so|and|but|hmm|wait|hey)[,\s]+)*(?:why|how\s+come)\b|^(?:为什么|为何|怎么)",
     ))
     .expect("why regex is valid")
+});
+
+/// A question that points at what the work left out ("And did you consider that Core
+/// needs its own chat view?"): it reports the omission.
+static OMITTED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(?:(?:ok|okay|so|and|but|also)[,\s]+)*did\s+you\s+(?:even\s+|actually\s+|really\s+)?(?:consider|think\s+(?:about|of)|account\s+for|take\s+into\s+account)\b",
+    )
+    .expect("omitted regex is valid")
 });
 
 /// A turn moving on to the next item ("Next, …", "接下来 …"): a failure it names is the
@@ -679,9 +689,10 @@ fn head(own: &str) -> Vec<(&str, Option<char>)> {
     out
 }
 
-/// A sentence that asks rather than reports. "Why …?" presupposes what it asks about.
+/// A sentence that asks rather than reports. "Why …?" presupposes what it asks about, and
+/// "did you consider …?" points at what was left out.
 fn asks(s: &str, end: Option<char>) -> bool {
-    end == Some('?') && ASKS.is_match(s) && !WHY.is_match(s)
+    end == Some('?') && ASKS.is_match(s) && !WHY.is_match(s) && !OMITTED.is_match(s)
 }
 
 /// The first sentence where `re` matches as a report: not hedged, not a question.
@@ -1488,9 +1499,11 @@ mod tests {
             ("Clicking the save button does nothing.", true),
             ("Why is the roster still empty?", true),
             ("why do you keep adding borders to every box?", true),
+            ("Is that your plan? And did you consider that the core needs its own chat view?", true),
             // Neutral questions and a request stay quiet.
             ("Is the roster still loading from the config?", false),
             ("Why not add the badges to the summary too?", false),
+            ("Did you run the tests?", false),
             ("Can you make the badges match the header colours?", false),
         ] {
             assert_eq!(keys(&[said(1, claim), user(2, text)]).len() == 1, fires, "{text}");
