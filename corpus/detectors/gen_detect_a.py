@@ -813,6 +813,25 @@ def polling_timeout():
         A("", sh("while true; do nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader; sleep 5; done", "97 %\n98 %\n96 %", timeout="2m 0.0s", timeout_ms=120000)),
     ]
     write("polling-timeout", "neg-monitor-loop", steps)
+    # Two sleep-then-tail waits on a trainer's log that saw the same lines: nothing moved
+    # in the whole wait (a real GRPO trainer hung on its weight handshake).
+    stuck = "Loading weights: 100% 398/398\n[RANK 0] Initializing NCCL weight transfer\nwarning: kernel 4.4.0 may hang"
+    steps = [
+        U("Run the smoke test of the trainer."),
+        A("The trainer is running. Let me wait for training to start.", sh("sleep 60 && tail -50 /tmp/trainer.log", stuck)),
+        A("Model loaded, it's initializing. Let me wait more for the handshake.", sh("sleep 90 && tail -60 /tmp/trainer.log", stuck)),
+        A("Seems stuck. Let me check the process.", sh("ps aux | grep trainer | grep -v grep", "root 11329 334 0.2 python trainer.py")),
+    ]
+    write("polling-timeout", "pos-wait-saw-nothing-change", steps)
+    # Near miss: the log moved between the two waits (progress), or had its ready line.
+    steps = [
+        U("Run the smoke test of the trainer."),
+        A("", sh("sleep 60 && tail -5 /tmp/trainer.log", stuck)),
+        A("", sh("sleep 90 && tail -5 /tmp/trainer.log", stuck + "\nstep 1/200 loss 2.31")),
+        A("", sh("sleep 30 && tail -2 /tmp/server.log", "Loaded model\nServer ready on :8000")),
+        A("", sh("sleep 30 && tail -2 /tmp/server.log", "Loaded model\nServer ready on :8000")),
+    ]
+    write("polling-timeout", "neg-wait-saw-progress", steps)
 
     # The agent's own waiting tool: a blocking read of a command that went on in the
     # background (Claude Code moved the commit there when it ran long), or Codex waiting

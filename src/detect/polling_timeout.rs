@@ -33,6 +33,10 @@ A call that waits for something to become ready and gave up without it:
   before the loop, that echo must be in the output: a script that printed nothing of it
   never reached the loop, e.g. its own `pkill -f` pattern matched its shell and killed it).
 
+Or two `sleep N` (10 s or more) then probe waits in a row, on the same thing, saw the same
+output (`sleep 60 && tail log`, then `sleep 90 && tail log`, the same lines): the thing waited
+for did not move in the whole wait; the second is the key, both are evidence.
+
 Or the wait is the agent's own waiting tool, on a command it left running in the
 background:
 
@@ -63,6 +67,8 @@ relaunch did not do what was intended.
 
 ## Not an instance
 
+- Two waits whose output changed between them (progress), or ended on a ready or done
+  line both times; a call between them, or a turn of the person's.
 - A poll that succeeded (its success message or a ready line is printed after the
   last give-up message), or that stopped on an alarm of its own (`CRASHED`): that is
   an answer, not exhaustion.
@@ -192,6 +198,35 @@ fn tail_lines(out: &str, n: usize) -> Vec<&str> {
     v
 }
 
+/// Shortest sleep of a sleep-then-probe wait that counts as waiting for something.
+const STALL_SECS: f64 = 10.0;
+
+/// A sleep-then-probe wait that saw exactly what the one just before it saw (`sleep 60 &&
+/// tail log`, then `sleep 90 && tail log`, the same lines both times): the thing waited for
+/// did not move in the whole wait, and the wait ran out without it (a real trainer hung
+/// on its weight handshake). Updates `prev` to this wait; a chain of them is reported
+/// once, at its second wait. Output ending in a ready or done line is an answer, not a
+/// stall: the waiting was over before it began.
+fn stalled(prev: &mut Option<(u32, String, String, bool)>, idx: u32, call: &Call, w: &Wait) -> Option<(String, u32)> {
+    let secs = w.sleep_then_probe.as_deref().and_then(|s| s.trim_end_matches('s').parse::<f64>().ok());
+    let res = call.result.as_ref().filter(|r| !r.interrupted);
+    let (Some(secs), Some(res), Some(probe)) = (secs, res, w.probe) else {
+        *prev = None;
+        return None;
+    };
+    let what = describe_probe(probe);
+    let seen = payload(&res.output).trim().to_string();
+    let answered = tail_lines(&seen, 3).iter().any(|l| SUCCESS.is_match(l));
+    let before = prev.take();
+    let stall = before
+        .as_ref()
+        .is_some_and(|(_, p, o, _)| secs >= STALL_SECS && *p == what && *o == seen && !seen.is_empty() && !answered);
+    let reported = before.as_ref().is_some_and(|b| b.3);
+    *prev = Some((idx, what, seen, stall));
+    let at = before.filter(|_| stall && !reported)?.0;
+    Some((format!("saw the same output as the wait of [msg {at}]: nothing changed in {secs} s"), at))
+}
+
 /// How a wait ran out, if it did: (how, the line that shows it).
 fn exhaustion(call: &Call, script: &Script, w: &Wait) -> Option<String> {
     let res = call.result.as_ref()?;
@@ -288,18 +323,37 @@ impl Detector for PollingTimeout {
 
     fn check(&self, view: &SessionView, out: &mut Vec<Finding>) {
         tool_waits(self.id(), view.messages, out);
-        for m in view.messages.iter().filter(|m| m.role == Role::Assistant) {
+        // The sleep-then-probe wait just before, while nothing else ran: (message, what it
+        // probed, its output, whether it was already reported as stalled).
+        let mut prev: Option<(u32, String, String, bool)> = None;
+        for m in view.messages {
+            if m.is_typed_user() {
+                prev = None;
+            }
+            if m.role != Role::Assistant {
+                continue;
+            }
             for c in &m.calls {
-                let Some(script) = searches::script(c) else { continue };
-                let Some(wait) = wait_of(&script) else { continue };
-                let Some(how) = exhaustion(c, &script, &wait) else { continue };
+                let script = searches::script(c);
+                let Some(wait) = script.as_ref().and_then(|s| wait_of(s)) else {
+                    prev = None;
+                    continue;
+                };
+                let script = script.as_ref().expect("a wait has a script");
+                let (how, evidence) = match exhaustion(c, script, &wait) {
+                    Some(how) => (how, vec![m.idx]),
+                    None => match stalled(&mut prev, m.idx, c, &wait) {
+                        Some((how, before)) => (how, vec![before, m.idx]),
+                        None => continue,
+                    },
+                };
                 out.push(Finding {
                     detector: self.id().into(),
                     key: m.idx,
-                    evidence: vec![m.idx],
+                    evidence: evidence.clone(),
                     summary: format!("{} {how}", describe_wait(&wait)),
                     command: c.command.clone(),
-                    details: Some(Details::Wait { waits: vec![m.idx], command: c.command.clone(), how }),
+                    details: Some(Details::Wait { waits: evidence, command: c.command.clone(), how }),
                 });
                 break;
             }
@@ -479,6 +533,50 @@ mod tests {
     use super::*;
     use crate::detect::fixture;
     use crate::model::CallResult;
+
+    #[test]
+    fn two_waits_that_saw_the_same_lines_ran_out() {
+        let stuck = "Loading weights: 100% 398/398\n[RANK 0] Initializing NCCL weight transfer\n";
+        let msgs = vec![
+            fixture::bash(44, "sleep 60 && tail -50 /tmp/smoke.log", stuck),
+            fixture::bash(45, "sleep 90 && tail -60 /tmp/smoke.log", stuck),
+            fixture::bash(46, "sleep 90 && tail -60 /tmp/smoke.log", stuck),
+        ];
+        let f = fixture::check(&PollingTimeout, &msgs);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!((f[0].key, f[0].evidence.clone()), (45, vec![44, 45]));
+        assert!(
+            f[0].summary.ends_with("saw the same output as the wait of [msg 44]: nothing changed in 90 s"),
+            "{}",
+            f[0].summary
+        );
+        // Near misses: the log moved; it showed its ready line; another file; a short look;
+        // the person spoke in between; something else ran in between.
+        for (a, b) in [
+            (("sleep 60 && tail /tmp/smoke.log", stuck), ("sleep 90 && tail /tmp/smoke.log", "step 1/200 loss 2.3\n")),
+            (
+                ("sleep 30 && tail -2 s.log", "Server ready on :8000\n"),
+                ("sleep 30 && tail -2 s.log", "Server ready on :8000\n"),
+            ),
+            (("sleep 60 && tail a.log", stuck), ("sleep 60 && tail b.log", stuck)),
+            (("sleep 2 && tail a.log", stuck), ("sleep 2 && tail a.log", stuck)),
+        ] {
+            let msgs = vec![fixture::bash(1, a.0, a.1), fixture::bash(2, b.0, b.1)];
+            assert!(fixture::check(&PollingTimeout, &msgs).is_empty(), "{b:?}");
+        }
+        let asked = vec![
+            fixture::bash(1, "sleep 60 && tail a.log", stuck),
+            fixture::said(2, Role::User, "keep waiting"),
+            fixture::bash(3, "sleep 60 && tail a.log", stuck),
+        ];
+        assert!(fixture::check(&PollingTimeout, &asked).is_empty());
+        let between = vec![
+            fixture::bash(1, "sleep 60 && tail a.log", stuck),
+            fixture::bash(2, "pip install -e .", "ok\n"),
+            fixture::bash(3, "sleep 60 && tail a.log", stuck),
+        ];
+        assert!(fixture::check(&PollingTimeout, &between).is_empty());
+    }
 
     fn ran(cmd: &str, output: &str, exit: Option<i32>) -> Vec<Finding> {
         fixture::check(&PollingTimeout, &[fixture::bash_exit(85, cmd, output, exit)])
