@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
 
 use crate::formats::{self, Places, Source};
-use crate::index::state;
 
 /// A file that may hold transcripts.
 #[derive(Debug, Clone)]
@@ -58,6 +57,12 @@ fn read_through_another_file(dir: &Path) -> bool {
     formats::all().iter().any(|f| f.folder_read_through_another(dir))
 }
 
+/// Size and mtime of a file as the index compares them.
+fn stat(path: &Path) -> std::io::Result<(u64, i128)> {
+    let md = std::fs::metadata(path)?;
+    Ok((md.len(), md.modified().map(nanos).unwrap_or(0)))
+}
+
 fn nanos(t: std::time::SystemTime) -> i128 {
     t.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128)
 }
@@ -97,7 +102,7 @@ pub fn discover(roots: &[PathBuf], explicit: bool, problems: &mut Vec<(PathBuf, 
             continue;
         }
         if meta.is_file() {
-            match state::stat(root) {
+            match stat(root) {
                 Ok((size, mtime)) => {
                     let (size, mtime) = effective_stat(root, size, mtime);
                     out.push(Candidate { path: root.clone(), size, mtime, explicit })

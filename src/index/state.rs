@@ -71,17 +71,6 @@ pub fn drift(state: &State) -> BTreeMap<(String, String, String), (u64, usize)> 
     out
 }
 
-/// Size and mtime of a file as the index compares them.
-pub fn stat(path: &Path) -> std::io::Result<(u64, i128)> {
-    let md = std::fs::metadata(path)?;
-    let mtime = md
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos() as i128);
-    Ok((md.len(), mtime))
-}
-
 /// Hash of the bytes of `path` in `[end - TAIL_CHECK_BYTES, end)`.
 pub fn tail_hash(path: &Path, end: u64) -> std::io::Result<u64> {
     let start = end.saturating_sub(TAIL_CHECK_BYTES);
