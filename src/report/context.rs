@@ -29,14 +29,28 @@ pub(super) fn request_text(text: &str) -> String {
     if t.is_empty() { text.trim().to_string() } else { t }
 }
 
+/// The fenced input block of a template prompt ("## User Input" over a fenced block):
+/// the lines that open and close it.
+fn template_input(lines: &[&str]) -> Option<(usize, usize)> {
+    let filled = |from: usize| (from..lines.len()).find(|&i| !lines[i].trim().is_empty());
+    let h = filled(0).filter(|&h| lines[h].trim_start().starts_with('#'))?;
+    let open = filled(h + 1).filter(|&o| lines[o].trim_start().starts_with("```"))?;
+    let close = (open + 1..lines.len()).find(|&i| lines[i].trim_start().starts_with("```"))?;
+    Some((open, close))
+}
+
+/// A template prompt sent with nothing typed into its input block (a spec-kit command
+/// run without arguments): what [`request_text`] quotes of it is the template's own text.
+pub(super) fn empty_template(text: &str) -> bool {
+    let t = crate::analysis::text::typed(text);
+    let lines: Vec<&str> = t.lines().collect();
+    template_input(&lines).is_some_and(|(open, close)| lines[open + 1..close].iter().all(|l| l.trim().is_empty()))
+}
+
 fn unwrapped_request(text: &str) -> String {
     let t = crate::analysis::text::typed(text);
     let lines: Vec<&str> = t.lines().collect();
-    let filled = |from: usize| (from..lines.len()).find(|&i| !lines[i].trim().is_empty());
-    if let Some(h) = filled(0).filter(|&h| lines[h].trim_start().starts_with('#'))
-        && let Some(open) = filled(h + 1).filter(|&o| lines[o].trim_start().starts_with("```"))
-        && let Some(close) = (open + 1..lines.len()).find(|&i| lines[i].trim_start().starts_with("```"))
-    {
+    if let Some((open, close)) = template_input(&lines) {
         let input = lines[open + 1..close].join("\n");
         if !input.trim().is_empty() {
             return input.trim().to_string();
@@ -242,7 +256,7 @@ impl<'a> Context<'a> {
             quote: asked(&m.text, 3, 300),
             command: None,
             file: None,
-            detail: None,
+            detail: empty_template(&m.text).then(|| "empty-template".to_string()),
             detector: None,
         })
     }
@@ -529,7 +543,7 @@ pub(super) fn headings(text: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{request_text, settings_changed};
+    use super::{empty_template, request_text, settings_changed};
 
     #[test]
     fn a_bare_double_dash_is_no_setting() {
@@ -555,6 +569,9 @@ mod tests {
         assert_eq!(request_text(typed), "Phase 2");
         let empty = typed.replace("Phase 2\n", "\n");
         assert_eq!(request_text(&empty), "1. Run the checks.");
+        // Only the empty one is told as a template sent without input (cx06).
+        assert!(empty_template(&empty) && !empty_template(typed));
+        assert!(!empty_template("fix the import"));
         // A lead-in joined to what it introduces.
         let plan = "Implement the following plan:\n\n# Plan: Flow Diagram Refinements\n\n## Context\n\nSeven issues.";
         assert_eq!(request_text(plan), "Implement the following plan: … Plan: Flow Diagram Refinements");
