@@ -132,6 +132,12 @@ static LAUNCH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(?-u:\b)(nohup|setsid|launch_server|uvicorn|gunicorn|torchrun|vllm serve|docker (run|compose up)|systemctl (re)?start|npm (run )?(start|dev)|flask run|rails s(erver)?|serve)(?-u:\b)")
         .expect("static regex")
 });
+/// An installer: the server it names is a package to fetch (`pip install fastapi uvicorn`),
+/// not a program started.
+static INSTALL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:^|\s)(?:pip[0-9.]*|pipx|uv|npm|pnpm|yarn|brew|apt|apt-get|cargo|poetry|conda|gem)\s+(?:install|add|i)(?:\s|$)")
+        .expect("static regex")
+});
 static TEST: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?-u:\b)(pytest|cargo (nextest run|test)|go test|npm (run )?test|yarn test|make test|jest|vitest|tox|rspec|ctest|unittest|phpunit|mvn test|gradle test)(?-u:\b)")
         .expect("static regex")
@@ -584,7 +590,8 @@ fn shell_step(cmd: &str) -> Step {
                 | "export"
                 | "sleep"
                 | "true"
-        ) && (LAUNCH.is_match(&text(c)) || c.background || c.via.iter().any(|v| v == "nohup" || v == "setsid"))
+        ) && !INSTALL.is_match(&text(c))
+            && (LAUNCH.is_match(&text(c)) || c.background || c.via.iter().any(|v| v == "nohup" || v == "setsid"))
     };
     // A substitution makes a word of another command (`git commit -m "$(cat <<EOF …)"`),
     // not a step; it names the step only when nothing else is there.
@@ -614,7 +621,21 @@ fn shell_step(cmd: &str) -> Step {
                 })
                 .map(|c| (c, "run"))
         })
-        .or_else(|| steps.iter().copied().find(|c| SEARCH_PROGRAMS.contains(&c.name())).map(|c| (c, "search")))
+        // A search that reads a pipe searches what the command heading the pipe printed:
+        // that command is the work (`defaults domains | tr ', ' '\n' | grep -i term` asks
+        // `defaults`), unless it only reads or echoes (`cat log | grep Error` searches log).
+        .or_else(|| {
+            steps
+                .iter()
+                .copied()
+                .find(|c| {
+                    SEARCH_PROGRAMS.contains(&c.name())
+                        && pipe_head(cmds, c).is_none_or(|h| {
+                            [SEARCH_PROGRAMS, READ_PROGRAMS, SETUP_PROGRAMS].iter().any(|p| p.contains(&h.name()))
+                        })
+                })
+                .map(|c| (c, "search"))
+        })
         .or_else(|| {
             steps.iter().copied().find(|c| READ_PROGRAMS.contains(&c.name()) && !c.piped_from).map(|c| (c, "read"))
         })
@@ -668,6 +689,23 @@ fn shell_step(cmd: &str) -> Step {
         attempts,
         interval_secs,
     }
+}
+
+/// The command heading the pipeline `c` reads from, when `c` reads a pipe: `defaults`
+/// of `defaults domains | tr … | grep term`. Substitutions inside the pipeline are words.
+fn pipe_head<'a>(cmds: &'a [SimpleCommand], c: &SimpleCommand) -> Option<&'a SimpleCommand> {
+    if !c.piped_from {
+        return None;
+    }
+    let at = cmds.iter().position(|x| std::ptr::eq(x, c))?;
+    let mut head = None;
+    for x in cmds[..at].iter().rev().filter(|x| !x.in_substitution) {
+        head = Some(x);
+        if !x.piped_from {
+            break;
+        }
+    }
+    head
 }
 
 /// Commands that prepare or test rather than do the work of a line: `chmod +x install.sh
@@ -1016,6 +1054,27 @@ mod tests {
         assert_eq!(unsigned.program, "codesign");
         // A loop that only looks is a look still.
         assert_eq!(shell_step("for f in *.py; do grep -l foo \"$f\"; done").action, "search");
+    }
+
+    #[test]
+    fn a_search_of_a_pipe_is_named_by_what_the_pipe_carries() {
+        // cc14: the 22 s went to `defaults`, not to the `grep` over its answer.
+        let d = shell_step("defaults domains 2>/dev/null | tr ', ' '\\n' | grep -i term");
+        assert_eq!((d.program.as_str(), d.action), ("defaults", "run"));
+        assert_eq!(shell_step("ps aux | grep -v grep | grep vllm").program, "ps");
+        // What only reads or echoes a text hands the search its subject.
+        let c = shell_step("cat /data/x.log | grep -n Error");
+        assert_eq!((c.program.as_str(), c.action), ("grep", "search"));
+        assert_eq!(shell_step("echo \"$PATH\" | tr : '\\n' | grep -i brew").action, "search");
+    }
+
+    #[test]
+    fn an_install_that_names_a_server_starts_nothing() {
+        // cx29: `uvicorn` here is a package to fetch.
+        assert_ne!(shell_step("python3 -m pip install --user pytest fastapi httpx uvicorn").action, "launch");
+        assert_ne!(shell_step("npm install serve").action, "launch");
+        // Near miss: the server itself is a launch.
+        assert_eq!(shell_step("uvicorn app:app --port 8000").action, "launch");
     }
 
     #[test]

@@ -232,8 +232,12 @@ pub fn is_nudge(text: &str) -> bool {
         .expect("static regex")
     });
     static STATUS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)^(?:what'?s|what is|how'?s|how is|how are|any|status|done|still|are we|is it|update|and now|progress)\b")
-            .expect("static regex")
+        // "update" asks for one only alone or "update on …": "update brew cache?" asks for
+        // work.
+        Regex::new(
+            r"(?i)^(?:(?:what'?s|what is|how'?s|how is|how are|any|status|done|still|are we|is it|and now|progress)\b|update(?:\s+on\b|\W*$))",
+        )
+        .expect("static regex")
     });
     let t = text.trim();
     let words = t.split_whitespace().count();
@@ -336,13 +340,23 @@ mod tests {
 
     #[test]
     fn nudges() {
-        for t in ["continue", "ok, keep going", "what's the throughput now?", "Go ahead.", ""] {
+        for t in [
+            "continue",
+            "ok, keep going",
+            "what's the throughput now?",
+            "Go ahead.",
+            "",
+            "update?",
+            "update on the build?",
+        ] {
             assert!(is_nudge(t), "{t}");
         }
         for t in [
             "Good plan. Start from priority 1.",
             "Acceptance is low. Can we fine-tune the drafter?",
             "why does `cargo test` fail?",
+            // cc11: a request for work that starts with the word.
+            "update brew cache?",
         ] {
             assert!(!is_nudge(t), "{t}");
         }

@@ -30,23 +30,40 @@ pub(super) fn request_text(text: &str) -> String {
     if t.is_empty() { text.trim().to_string() } else { t }
 }
 
+/// The fenced input block of a template prompt ("## User Input" over a fenced block, read
+/// through [`fences::lines`]): the lines that open and close it.
+fn template_input(lines: &[(Place, &str)]) -> Option<(usize, usize)> {
+    let filled = |from: usize| (from..lines.len()).find(|&i| !lines[i].1.trim().is_empty());
+    let h = filled(0).filter(|&h| is_heading(lines, h))?;
+    let open = filled(h + 1).filter(|&o| lines[o].0 == Place::Fence)?;
+    let close = (open + 1..lines.len()).find(|&i| lines[i].0 == Place::Fence)?;
+    Some((open, close))
+}
+
+fn is_heading(lines: &[(Place, &str)], i: usize) -> bool {
+    lines[i].0 == Place::Text && lines[i].1.trim_start().starts_with('#')
+}
+
+/// A template prompt sent with nothing typed into its input block (a spec-kit command
+/// run without arguments): what [`request_text`] quotes of it is the template's own text.
+pub(super) fn empty_template(text: &str) -> bool {
+    let t = crate::analysis::text::typed(text);
+    let lines: Vec<(Place, &str)> = fences::lines(&t).collect();
+    template_input(&lines).is_some_and(|(open, close)| lines[open + 1..close].iter().all(|(_, l)| l.trim().is_empty()))
+}
+
 fn unwrapped_request(text: &str) -> String {
     let t = crate::analysis::text::typed(text);
     let lines: Vec<(Place, &str)> = fences::lines(&t).collect();
     let joined = |range: &[(Place, &str)]| range.iter().map(|(_, l)| *l).collect::<Vec<_>>().join("\n");
-    let filled = |from: usize| (from..lines.len()).find(|&i| !lines[i].1.trim().is_empty());
-    let heading = |i: usize| lines[i].0 == Place::Text && lines[i].1.trim_start().starts_with('#');
     // A template (a heading over a fenced block for the input, as spec-kit's commands).
-    if let Some(h) = filled(0).filter(|&h| heading(h))
-        && let Some(open) = filled(h + 1).filter(|&o| lines[o].0 == Place::Fence)
-        && let Some(close) = (open + 1..lines.len()).find(|&i| lines[i].0 == Place::Fence)
-    {
+    if let Some((open, close)) = template_input(&lines) {
         let input = joined(&lines[open + 1..close]);
         if !input.trim().is_empty() {
             return input.trim().to_string();
         }
         // Nothing typed into the template: what it asks starts under its next heading.
-        if let Some(next) = (close + 1..lines.len()).find(|&i| heading(i)) {
+        if let Some(next) = (close + 1..lines.len()).find(|&i| is_heading(&lines, i)) {
             return joined(&lines[next + 1..]).trim().to_string();
         }
     }
@@ -246,7 +263,7 @@ impl<'a> Context<'a> {
             quote: asked(&m.text, 3, 300),
             command: None,
             file: None,
-            detail: None,
+            detail: empty_template(&m.text).then(|| "empty-template".to_string()),
             detector: None,
         })
     }
@@ -533,7 +550,7 @@ pub(super) fn headings(text: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{request_text, settings_changed};
+    use super::{empty_template, request_text, settings_changed};
 
     #[test]
     fn a_bare_double_dash_is_no_setting() {
@@ -559,6 +576,9 @@ mod tests {
         assert_eq!(request_text(typed), "Phase 2");
         let empty = typed.replace("Phase 2\n", "\n");
         assert_eq!(request_text(&empty), "1. Run the checks.");
+        // Only the empty one is told as a template sent without input (cx06).
+        assert!(empty_template(&empty) && !empty_template(typed));
+        assert!(!empty_template("fix the import"));
         // A lead-in joined to what it introduces.
         let plan = "Implement the following plan:\n\n# Plan: Flow Diagram Refinements\n\n## Context\n\nSeven issues.";
         assert_eq!(request_text(plan), "Implement the following plan: … Plan: Flow Diagram Refinements");

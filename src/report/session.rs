@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 use serde::Serialize;
 
 use super::belief::{self, BeliefFacts};
-use super::context::{Context, Event, QUOTE, SessionInfo, asked};
+use super::context::{Context, Event, QUOTE, SessionInfo, asked, empty_template};
 use super::glossary::Term;
 use super::story::{Beat, Experiment, Moment, Story};
 use crate::analysis::call_facts::{CallFacts, Grain};
@@ -241,7 +241,7 @@ fn phases(cx: &Context, timeline: &[TimelineEntry]) -> (Vec<Phase>, Vec<Nudge>, 
                 quote: asked(&s.messages[i].text, 2, QUOTE),
                 command: None,
                 file: None,
-                detail: None,
+                detail: empty_template(&s.messages[i].text).then(|| "empty-template".to_string()),
                 detector: None,
             },
             from: s.messages[i].idx,
@@ -359,24 +359,61 @@ fn failures(cx: &Context) -> Vec<FailureGroup> {
 }
 
 /// The technologies the session names. A tool is worth explaining where the story turns
-/// on it: in the calls the findings cite. Elsewhere a command counts as text (`--tp 8`
-/// still names tensor parallelism), so `grep`, `head` or `sed` run in passing are not defined.
+/// on it: the command that does the work of a call the findings cite. Elsewhere a command
+/// counts as text (`--tp 8` still names tensor parallelism), so `grep`, `head` or `sed`
+/// run in passing, or filtering another command's output (`ykman piv info | grep PIN`),
+/// are not defined; a polling loop, a `nohup` launch or an `ssh` call still are.
 fn technologies(cx: &Context) -> Vec<Term> {
     let s = cx.session;
     let cited: HashSet<u32> = cx.findings.iter().flat_map(|f| f.evidence.iter().chain([&f.key])).copied().collect();
-    let (mut texts, mut commands): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
+    let (mut texts, mut commands): (Vec<&str>, Vec<String>) = (Vec::new(), Vec::new());
     for m in &s.messages {
         if m.role == Role::System {
             continue;
         }
         texts.push(&m.text);
+        texts.extend(m.commands());
         if cited.contains(&m.idx) {
-            commands.extend(m.commands());
-        } else {
-            texts.extend(m.commands());
+            for (c, f) in m.calls.iter().zip(cx.facts_of(m)) {
+                commands.extend(c.command.as_deref().map(|cmd| unfiltered(cmd, &f.program)));
+            }
         }
     }
+    let commands: Vec<&str> = commands.iter().map(String::as_str).collect();
     cx.glossary.find(&texts, &commands)
+}
+
+/// A command line without the pipe stages that only filter another's output: of
+/// `ykman piv info 2>&1 | grep -E "PIN|PUK"` (named `ykman`), `ykman piv info 2>&1`. A
+/// stage that runs the call's named program stays (`cat log | grep Error` is a search).
+fn unfiltered(cmd: &str, program: &str) -> String {
+    // A loop is one piece of work, pipes in its body included.
+    if !crate::shell::parse(cmd).loops.is_empty() {
+        return cmd.to_string();
+    }
+    let (mut stages, mut cur, mut quote) = (Vec::new(), String::new(), None::<char>);
+    let chars: Vec<char> = cmd.chars().collect();
+    for (i, &ch) in chars.iter().enumerate() {
+        match (quote, ch) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '\'' | '"') => quote = Some(ch),
+            (None, '|') if chars.get(i + 1) != Some(&'|') && (i == 0 || chars[i - 1] != '|') => {
+                stages.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(ch);
+    }
+    stages.push(cur);
+    let runs = |st: &str| st.split_whitespace().next().is_some_and(|w| w.rsplit('/').next() == Some(program));
+    stages
+        .iter()
+        .enumerate()
+        .filter(|(i, st)| *i == 0 || runs(st))
+        .map(|(_, st)| st.as_str())
+        .collect::<Vec<_>>()
+        .join("|")
 }
 
 /// The assistant's last words.
@@ -560,4 +597,21 @@ fn instant(f: &CallFacts) -> bool {
 fn waits_on_user(f: &CallFacts) -> bool {
     matches!(f.tool.as_str(), "AskUserQuestion" | "ExitPlanMode" | "request_user_input" | "ask_followup_question")
         || f.output.as_ref().is_some_and(|o| o.interrupted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unfiltered;
+
+    #[test]
+    fn a_pipe_filter_is_not_the_work() {
+        // cc11: the finding's call asked ykman; grep only trimmed the answer.
+        assert_eq!(unfiltered(r#"ykman piv info 2>&1 | grep -E "PIN|PUK""#, "ykman"), "ykman piv info 2>&1 ");
+        // A loop is kept whole, pipes in its body too, and `||` is no pipe.
+        let until = "until curl -sf localhost:5174/health | grep -q ok || false; do sleep 1; done";
+        assert_eq!(unfiltered(until, "curl"), until);
+        assert_eq!(unfiltered("a || b | grep x", "a"), "a || b ");
+        // Near miss: a search of what `cat` read is a search.
+        assert_eq!(unfiltered("cat x.log | grep -n Error | head -5", "grep"), "cat x.log | grep -n Error ");
+    }
 }

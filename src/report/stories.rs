@@ -199,6 +199,16 @@ fn same_place(x: &str, y: &str) -> bool {
         || dir(y).is_some_and(|d| under(x, &d))
 }
 
+/// Tools that look at the web, not at files: an error of theirs is a failure to look.
+const WEB_TOOLS: &[&str] = &["webfetch", "web_fetch", "websearch", "web_search", "google_web_search"];
+
+/// A tool's answer that is the harness refusing to run it, not what it found.
+fn harness_refused(output: &str) -> bool {
+    let t = output.trim_start().trim_start_matches("<tool_use_error>").trim_start();
+    t.starts_with("Permission to use ")
+        && t.lines().next().is_some_and(|l| l.contains(" has been denied") || l.contains(" has been auto-denied"))
+}
+
 /// Two failures with one root cause though worded differently: the same short reason
 /// (`Operation not permitted`) about the same place (`cargo fmt` refused a temp file under
 /// `~/.rustup`; `touch ~/.rustup/test` and `chmod -R u+rwx ~/.rustup` then refused too).
@@ -348,7 +358,14 @@ impl Context<'_> {
                 // it could not be parsed safely") answered nothing.
                 let ran = f.output.as_ref().is_some_and(|o| o.exit_code.is_some())
                     || c.result.as_ref().is_some_and(|r| r.timed_out)
-                    || f.action == "wait";
+                    || f.action == "wait"
+                    // A tool with no command line that looks at files (`Read`, `Glob`) ran
+                    // whenever it answered: "File does not exist." is what it found — unless
+                    // the answer is the harness refusing it ("Permission to use … has been
+                    // auto-denied"). A fetch from the web that errs failed to look at all.
+                    || (c.command.is_none()
+                        && !WEB_TOOLS.contains(&c.name.to_lowercase().as_str())
+                        && c.result.as_ref().is_some_and(|r| !harness_refused(&r.output)));
                 // A version or usage probe the program answered with "Unknown option:
                 // --version" shows the program runs: a question answered too.
                 let answered = asks_version(f)
@@ -522,18 +539,24 @@ impl Context<'_> {
         about.then(|| Quote { idx: n.idx, text: clip(&one_line(&request_text(&n.text)), QUOTE) })
     }
 
-    /// Whether attempt `a` (call `g`) ends the story as changed: after failing the same
-    /// way more than once, a failure of another shape on another command line means the
-    /// problem told here is over, and that one is the next story's.
+    /// Whether attempt `a` (call `g`) ends the story as changed. After failing the same way more than once, a failure of another shape on another
+    /// command line means the problem told here is over: that one is the next story's. So
+    /// does any failure without the root cause the attempts so far shared, on whatever
+    /// command line (the script whose line endings were fixed now says "Not on a feature
+    /// branch").
     fn problem_changed(&self, f: &CallFacts, g: &CallFacts, a: &Attempt, st: &Story) -> bool {
         let first_shape = error_shape(st.first.error.as_deref());
+        let first_root = (st.first.error.as_deref(), f.command.as_deref());
+        let rooted = |x: &Attempt| same_root(first_root, (x.error.as_deref(), Some(x.command.as_str())));
+        let same_way = |x: &Attempt| error_shape(x.error.as_deref()) == first_shape || rooted(x);
+        let by_root = !st.attempts.is_empty() && st.attempts.iter().all(rooted);
         a.failed
             && st.failures >= 2
             && subjects(g).contains(&st.subject)
             && error_shape(a.error.as_deref()) != first_shape
-            && !same_root((st.first.error.as_deref(), f.command.as_deref()), (a.error.as_deref(), g.command.as_deref()))
-            && g.command != f.command
-            && st.attempts.iter().all(|x| error_shape(x.error.as_deref()) == first_shape)
+            && !same_root(first_root, (a.error.as_deref(), g.command.as_deref()))
+            && (g.command != f.command || by_root)
+            && st.attempts.iter().all(same_way)
     }
 
     /// One more failed attempt of message `n`: counted, and kept among the first three.
@@ -696,7 +719,16 @@ impl Context<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::same_root;
+    use super::{harness_refused, same_root};
+
+    #[test]
+    fn a_refusal_by_the_harness_is_not_an_answer() {
+        assert!(harness_refused("Permission to use WebFetch has been auto-denied in dontAsk mode."));
+        assert!(harness_refused("<tool_use_error>Permission to use Bash has been denied.</tool_use_error>"));
+        // Near miss: what a look found, however it is worded.
+        assert!(!harness_refused("<tool_use_error>File does not exist.</tool_use_error>"));
+        assert!(!harness_refused("Permission to use the camera is set in Info.plist"));
+    }
 
     #[test]
     fn windows_line_endings_are_one_root_cause() {

@@ -16,7 +16,7 @@ use crate::analysis::calls::is_note;
 use crate::analysis::claims::{self, Kind, is_nudge};
 use crate::analysis::liveness;
 use crate::analysis::text::human_bytes;
-use crate::analysis::text::{clip, clock, duration, one_line, secs_between, sentences};
+use crate::analysis::text::{clip, clock, duration, one_line, secs_between, sentences, split_sentences};
 use crate::detect::{self, Cited, Details, Finding, Undoing};
 use crate::model::{Message, Origin, Role};
 
@@ -258,6 +258,10 @@ pub struct Beat {
     pub experiment: Option<Experiment>,
     pub wait: Option<WaitFacts>,
     pub recap: Option<Recap>,
+    /// The question the message ends with, when it is not already quoted: the assistant
+    /// handing the session back to the user.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
     /// Findings keyed on this beat's messages, oldest first.
     pub moments: Vec<Moment>,
 }
@@ -331,6 +335,7 @@ impl Beat {
             experiment: None,
             wait: None,
             recap: None,
+            question: None,
             moments: Vec::new(),
         }
     }
@@ -1501,17 +1506,42 @@ impl<'a> Story<'a> {
             .into_iter()
             .find(|b| b.idx == m.idx)
             .or_else(|| (!m.text.trim().is_empty()).then(|| Beat::said(m, last_word(&m.text))))
+            .map(|mut b| {
+                // An assistant that ends by asking the user hands the session back: that
+                // question is how it ends, whatever was said before it.
+                if m.role == Role::Assistant {
+                    b.question = closing_question(&m.text).filter(|q| !b.quotes.contains(q));
+                }
+                b
+            })
     }
+}
+
+/// The question a message ends with: the last sentence of its last paragraph of prose,
+/// when that asks something (“do you still want me to update those shortcuts?”).
+fn closing_question(text: &str) -> Option<String> {
+    let last = crate::analysis::fences::lines(text)
+        .filter(|(p, l)| *p == crate::analysis::fences::Place::Text && !l.trim().is_empty())
+        .map(|(_, l)| l)
+        .last()?;
+    let sentence = split_sentences(&one_line(last.trim_start_matches(['#', '-', '*', ' ', '>']))).pop()?;
+    let sentence = sentence.trim_matches(['*', '_', ' ']).to_string();
+    sentence.ends_with('?').then(|| clip(&sentence, 300))
 }
 
 /// What a message ends a story with: its first prose sentence that is no lead-in
 /// (“Ah, found the issue:” introduces the table after it), else its first sentence.
 fn last_word(text: &str) -> String {
-    claims::statements(text, QUOTE)
-        .into_iter()
-        .map(|st| st.text)
-        .find(|t| !t.trim_end().ends_with(':'))
-        .unwrap_or_else(|| sentences(text, 1, QUOTE))
+    let said: Vec<String> = claims::statements(text, QUOTE).into_iter().map(|st| st.text).collect();
+    let Some(at) = said.iter().position(|t| !t.trim_end().ends_with(':')) else { return sentences(text, 1, QUOTE) };
+    // A bare “Yes.” answers a question the reader has not seen: the sentence after it
+    // says what the answer is.
+    match said.get(at + 1) {
+        Some(next) if said[at].split_whitespace().count() < 3 && !next.trim_end().ends_with(':') => {
+            format!("{} {}", said[at], next)
+        }
+        _ => said[at].clone(),
+    }
 }
 
 /// Consecutive test runs that ended alike read as one beat.
@@ -1680,11 +1710,30 @@ mod tests {
         let text = "Ah, found the issue:\n\n| TTY | `not a tty` |\n\nEven with `!tty_tickets`, sudo still needs a session context. \
                     My process spawns without a TTY.";
         assert_eq!(last_word(text), "Even with `!tty_tickets`, sudo still needs a session context.");
+        // cx29: a bare yes is told with what it answers.
+        assert_eq!(
+            last_word("Yes. I ran them repeatedly during implementation and again at the end.\n\nResult:\n- `OK`"),
+            "Yes. I ran them repeatedly during implementation and again at the end."
+        );
         // Near miss: a first sentence that ends a thought is the last word.
         assert_eq!(
             last_word("Found the issue: sudo needs a TTY. Two paths forward:"),
             "Found the issue: sudo needs a TTY."
         );
+    }
+
+    #[test]
+    fn a_message_that_ends_asking_hands_the_session_back() {
+        // cc14's last message: a summary, then a question back to the first request.
+        let text = "Done! Here's what was synced:\n\n- **17 sessions**\n\n```\nok?\n```\n\n---\n\n\
+                    Now, back to your earlier request - do you still want me to update those shortcuts?\n";
+        assert_eq!(
+            closing_question(text).as_deref(),
+            Some("Now, back to your earlier request - do you still want me to update those shortcuts?")
+        );
+        // Near misses: a question earlier in the message, or only in code, ends nothing.
+        assert_eq!(closing_question("Why did it fail? The port was taken. Fixed it."), None);
+        assert_eq!(closing_question("Run this:\n```\nare you sure?\n```"), None);
     }
 
     #[test]
