@@ -513,9 +513,10 @@ pub fn cut(s: &str, max: usize) -> (String, usize) {
     let byte_of = |c: usize| s.char_indices().nth(c).map_or(s.len(), |(b, _)| b);
     let mut from = byte_of(head);
     let mut to = byte_of(n - tail);
-    // The label a boundary falls inside, as (start, end) byte offsets.
+    // The label a boundary falls inside, as (start, end) byte offsets — also when it falls
+    // inside the word `[REDACTED` itself, which a search of `s[..at]` would not see.
     let label_around = |at: usize| {
-        let start = s[..at].rfind("[REDACTED")?;
+        let start = s.match_indices("[REDACTED").map(|(b, _)| b).take_while(|&b| b < at).last()?;
         let end = start + s[start..].find(']')? + 1;
         (end > at).then_some((start, end))
     };
@@ -782,6 +783,22 @@ mod tests {
         assert!(t.starts_with(&"a".repeat(20)) && t.ends_with(&"z".repeat(10)), "{t}");
         assert!(t.contains("[170 characters cut]"));
         assert_eq!(cut("short", 30), ("short".to_string(), 0));
+    }
+
+    #[test]
+    fn cut_falling_anywhere_in_a_label_shows_it_whole_or_not_at_all() {
+        // Seen on the planted-secret test: the end kept began inside the word `[REDACTED`
+        // ("CTED:aws-amazon-bedrock-api-key-short-lived]]"), which showed the rule's name.
+        let label = "[REDACTED:aws-amazon-bedrock-api-key-short-lived]";
+        for m in 0..label.len() + 12 {
+            for s in [
+                format!("{}{label}{}", "a".repeat(100), "z".repeat(m)),
+                format!("{}{label}{}", "a".repeat(m), "z".repeat(100)),
+            ] {
+                let (t, _) = cut(&s, 30);
+                assert!(t.contains(label) || !t.contains("bedrock") && !t.contains("CTED"), "{m}: {t}");
+            }
+        }
     }
 
     #[test]
