@@ -1154,7 +1154,7 @@ fn stopped(m: &Message) -> bool {
 
 fn ago(now: u32, then: u32) -> String {
     let n = now.saturating_sub(then);
-    format!("{n} message{} earlier", if n == 1 { "" } else { "s" })
+    format!("{n} message{} earlier", crate::analysis::text::plural(u64::from(n)))
 }
 
 #[cfg(test)]

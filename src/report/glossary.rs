@@ -3,6 +3,8 @@
 //! recognise it in a transcript and a one-line explanation. A report's "input
 //! knowledge required" lists the terms its messages mention — recognised, not guessed.
 
+use std::sync::OnceLock;
+
 use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use serde::{Deserialize, Serialize};
 
@@ -37,8 +39,10 @@ pub struct Glossary {
     entries: Vec<Entry>,
     /// One pattern per entry: the alternation of its patterns.
     set: RegexSet,
-    /// The same patterns one by one, to see where a match stands.
-    each: Vec<Regex>,
+    /// The same patterns one by one, to see where a match stands: compiled only for the
+    /// entries the set matched (a report mentions a few of them).
+    pats: Vec<String>,
+    each: Vec<OnceLock<Regex>>,
 }
 
 /// Terms listed at most per report section.
@@ -60,12 +64,8 @@ impl Glossary {
         }
         let pats: Vec<String> = entries.iter().map(|e| format!("(?i)(?:{})", e.patterns.join("|"))).collect();
         let set = RegexSetBuilder::new(&pats).size_limit(32 << 20).build().context("compiling glossary patterns")?;
-        let each = pats
-            .iter()
-            .map(|p| RegexBuilder::new(p).size_limit(32 << 20).build())
-            .collect::<Result<Vec<_>, _>>()
-            .context("compiling glossary patterns")?;
-        Ok(Glossary { entries, set, each })
+        let each = pats.iter().map(|_| OnceLock::new()).collect();
+        Ok(Glossary { entries, set, pats, each })
     }
 
     /// Terms mentioned in any of `texts` (prose and outputs) or `commands` (the command
@@ -80,7 +80,14 @@ impl Glossary {
                 }
                 // A name inside a file's name (`.env.vllm-template`, `tools/vllm.ps1`) is
                 // the project's file, not the technology in use.
-                hit[i] = self.each[i].find_iter(t).any(|m| !in_file_name(t, m.start(), m.end()));
+                let one = self.each[i].get_or_init(|| {
+                    // The set compiled the same pattern, so it is valid.
+                    RegexBuilder::new(&self.pats[i])
+                        .size_limit(32 << 20)
+                        .build()
+                        .expect("glossary pattern compiled in the set")
+                });
+                hit[i] = one.find_iter(t).any(|m| !in_file_name(t, m.start(), m.end()));
             }
         }
         self.entries
