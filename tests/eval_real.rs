@@ -9,7 +9,9 @@
 //! a folder, read through its first event file); for `manifest-l9.tsv` (the held-out set L9),
 //! `$DEBRIEF_EVAL_REAL_L9`, else `../shared/corpus-real/eval-real-l9`, laid out as
 //! `scripts/fetch-real-set` writes it and read with the row's format (without that folder
-//! the test says so in one line and leaves L9's labels out). Without the first folder the test says so
+//! the test says so in one line and leaves L9's labels out); for `manifest-l10.tsv` (the held-out
+//! set L10), `$DEBRIEF_EVAL_REAL_L10`, else `../shared/corpus-real/eval-real-l10`, the same way.
+//! Without the first folder the test says so
 //! in one line and measures the second alone (CI's `../shared` holds corpus-real-new, so the
 //! held-out sets are always measured there); without either it says so and passes (a fresh
 //! clone has no real files). A manifest row whose file is
@@ -50,7 +52,7 @@ use debrief::redact::Redactor;
 use serde_json::json;
 
 struct Label {
-    /// The label file's set (`L1` … `L9`): `L7`, `L8` and `L9` are held out, see `HELD_OUT`.
+    /// The label file's set (`L1` … `L10`): `L7`–`L10` are held out, see `HELD_OUT`.
     set: String,
     key: String,
     session: String,
@@ -191,13 +193,19 @@ fn detectors_on_real_sessions() {
         .map(PathBuf::from)
         .unwrap_or_else(|| common::shared_root().join("corpus-real/eval-real-l9"));
     let l9_present = l9_dir.is_dir();
-    if !dev_present && !new_present && !l9_present {
+    // The held-out set L10 (`manifest-l10.tsv`), fetched the same way.
+    let l10_dir = std::env::var_os("DEBRIEF_EVAL_REAL_L10")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| common::shared_root().join("corpus-real/eval-real-l10"));
+    let l10_present = l10_dir.is_dir();
+    if !dev_present && !new_present && !l9_present && !l10_present {
         use std::io::Write as _;
         let _ = writeln!(
             std::io::stderr(),
-            "skipped eval_real: {} and {} not found either",
+            "skipped eval_real: {}, {} and {} not found either",
             new_dir.display(),
-            l9_dir.display()
+            l9_dir.display(),
+            l10_dir.display()
         );
         return;
     }
@@ -216,6 +224,22 @@ fn detectors_on_real_sessions() {
         let path = l9_dir.join(&r["agent"]).join(r["repo"].replacen('/', "_", 1)).join(&r["path"]);
         let row = Row { path, format: Some(format), folder_present: l9_present };
         assert!(manifest.insert(key.clone(), row).is_none(), "eval/real/manifest-l9.tsv: key {key} used twice");
+    }
+    if !l10_present {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "eval_real: {} not found (scripts/fetch-real-set eval/real/manifest-l10.tsv makes it): L10's labels are left out",
+            l10_dir.display()
+        );
+    }
+    for r in tsv(&root.join("manifest-l10.tsv")) {
+        let key = &r["key"];
+        let format = formats::by_id(&r["format"])
+            .unwrap_or_else(|| panic!("eval/real/manifest-l10.tsv: {key}: unknown format `{}`", r["format"]));
+        let path = l10_dir.join(&r["agent"]).join(r["repo"].replacen('/', "_", 1)).join(&r["path"]);
+        let row = Row { path, format: Some(format), folder_present: l10_present };
+        assert!(manifest.insert(key.clone(), row).is_none(), "eval/real/manifest-l10.tsv: key {key} used twice");
     }
     for r in tsv(&root.join("manifest-new.tsv")) {
         let key = &r["key"];
@@ -337,7 +361,7 @@ fn detectors_on_real_sessions() {
         }
     }
     // The held-out floors hold L7+L8 together (`floors-held-out.tsv`); sets held out later
-    // (L9) are measured but not floored, so they are measured for the floors apart.
+    // (L9, L10) are measured but not floored, so they are measured for the floors apart.
     if held.is_none() {
         let mine: Vec<&Label> = labels.iter().filter(|l| FLOORED_HELD_OUT.contains(&l.set.as_str())).collect();
         let ex: Vec<(String, String)> = exhaustive
@@ -379,8 +403,9 @@ fn detectors_on_real_sessions() {
 /// (the rows of `manifest-new.tsv`). L5 and L6 were held out until their misses were read
 /// and fixed (docs/detectors.md); they are development sets now.
 /// L9 (`manifest-l9.tsv`, labelled 2026-12-04) was held out after L7 and L8 and is not floored:
-/// `floors-held-out.tsv` holds `FLOORED_HELD_OUT` together.
-const HELD_OUT: &[&str] = &["L7", "L8", "L9"];
+/// `floors-held-out.tsv` holds `FLOORED_HELD_OUT` together. L10 (`manifest-l10.tsv`, labelled
+/// 2026-12-04 before any detector ran on it) is held out and not floored the same way.
+const HELD_OUT: &[&str] = &["L7", "L8", "L9", "L10"];
 
 /// The held-out sets `floors-held-out.tsv` holds, together.
 const FLOORED_HELD_OUT: &[&str] = &["L7", "L8"];
@@ -418,9 +443,9 @@ fn measure(
     let mut skipped_labels = 0;
     let mut exhaustive_measured = 0;
     for (key, prefix) in &wanted {
-        let row = manifest
-            .get(key)
-            .unwrap_or_else(|| panic!("{key}: not in eval/real/manifest.tsv, manifest-new.tsv nor manifest-l9.tsv"));
+        let row = manifest.get(key).unwrap_or_else(|| {
+            panic!("{key}: not in eval/real/manifest.tsv, manifest-new.tsv, manifest-l9.tsv nor manifest-l10.tsv")
+        });
         let path = &row.path;
         // A manifest row whose file has not reached this copy of the set yet: left out
         // of the figures with its labels (the caller has said so on stderr), not a failure.
