@@ -70,6 +70,8 @@ mod lex;
 mod parse;
 mod wrap;
 
+pub(crate) use wrap::SSH_VALUE_FLAGS;
+
 #[cfg(test)]
 mod tests;
 

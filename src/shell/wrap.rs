@@ -282,9 +282,10 @@ fn step(argv: &[String], k: usize, stdin_docs: &[String]) -> (Step, Fx) {
     (st, fx)
 }
 
-/// Short ssh options that take a value (OpenSSH).
-/// The short options of `ssh` that take a value (`-p 2222`, `-i key`, `-J jump`).
-pub(crate) const SSH_VALUE_FLAGS: &[u8] = b"BbcDEeFIiJLlmOopQRSWw";
+/// The short options of OpenSSH's `ssh` that take a value (`-p 2222`, `-i key`, `-J
+/// jump`, `-P tag` since 9.2), as its manual lists them: the one list the shell tables
+/// and redaction (which must find the destination after them) both read.
+pub(crate) const SSH_VALUE_FLAGS: &[u8] = b"BbcDEeFIiJLlmOoPpQRSWw";
 
 fn ssh(argv: &[String], i: usize, stdin_docs: &[String], fx: &mut Fx) -> Step {
     let i = opts(argv, i, SSH_VALUE_FLAGS, &[], no_opt);
