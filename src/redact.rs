@@ -40,6 +40,7 @@ use serde::Deserialize;
 use crate::detect::{Cited, Details, Finding, Undoing};
 use crate::index::schema::SessionRecord;
 use crate::model::{BadRecord, Call, CallResult, Message, Session, SessionMeta};
+use crate::shell::SSH_VALUE_FLAGS;
 
 /// Passes of the rules at most (see [`Redactor::redact`]): of 100,000 fuzzed texts
 /// (docs/reliability.md) 7 needed three and 2 all four, whose output a further pass
@@ -1332,10 +1333,6 @@ fn client_flags(caps: &Captures, hits: &mut Vec<Hit>) {
     }
 }
 
-/// Options of ssh that take an argument (`-p 22`, `-i key`): the destination is the
-/// first word after the options.
-const SSH_ARG_OPTS: &str = "BbcDEeFIiJLlmOoPpQRSWw";
-
 fn ssh_host(caps: &Captures) -> Option<Hit> {
     let opts = caps.get(1).map_or("", |m| m.as_str());
     let host = caps.get(2)?;
@@ -1348,7 +1345,9 @@ fn ssh_host(caps: &Captures) -> Option<Hit> {
     while i < words.len() {
         let w = words[i];
         if let Some(flags) = w.strip_prefix('-') {
-            let takes_arg = flags.chars().last().is_some_and(|c| SSH_ARG_OPTS.contains(c)) && flags.len() == 1;
+            // Options of ssh that take an argument (`-p 22`, `-i key`): the destination is
+            // the first word after the options.
+            let takes_arg = flags.len() == 1 && SSH_VALUE_FLAGS.contains(&flags.as_bytes()[0]);
             i += if takes_arg { 2 } else { 1 };
         } else {
             dest_in_opts = Some(w);
@@ -1499,6 +1498,7 @@ mod tests {
         assert_eq!(r("scp ann@gpu7:/data/x.log ."), "scp [USER]@[REDACTED]:/data/x.log .");
         assert_eq!(r("ssh -p 2222 gpu7 'nvidia-smi'"), "ssh -p 2222 [REDACTED] 'nvidia-smi'");
         assert_eq!(r("ssh -v gpu7 uptime"), "ssh -v [REDACTED] uptime");
+        assert_eq!(r("ssh -P work gpu7 uptime"), "ssh -P work [REDACTED] uptime");
         assert_eq!(r("git clone git@github.com:org/repo.git"), "git clone git@github.com:org/repo.git");
     }
 

@@ -137,8 +137,11 @@ fn read_markdown(lines: &[(At, String)], meta: &mut SessionMeta, sink: &mut dyn 
             meta.id = id.to_string();
         } else if let Some(d) = l.strip_prefix("Date: ") {
             let d = d.trim();
-            let stamp =
-                if d.len() > 10 { format!("{}T{}Z", &d[..10], d[10..].trim()) } else { format!("{d}T00:00:00Z") };
+            // `YYYY-MM-DD HH:MM:SS`; a date whose tenth byte is inside a letter is no date.
+            let stamp = match (d.get(..10), d.get(10..)) {
+                (Some(day), Some(time)) if !time.is_empty() => format!("{day}T{}Z", time.trim()),
+                _ => format!("{d}T00:00:00Z"),
+            };
             if let Some(t) = super::parse_time(&stamp) {
                 meta.saw_time(t);
             }

@@ -13,6 +13,7 @@
 //! yet, a transcript gone) is a tool result marked as an error, with the one line the
 //! CLI would print. Neither stops the server.
 
+mod dispatch;
 mod seen;
 pub(crate) mod tools;
 
@@ -83,7 +84,7 @@ impl ServerHandler for Server {
         let name = request.name.to_string();
         let arguments = request.arguments.unwrap_or_default();
         // The index and the transcripts are read with blocking I/O, off the protocol's thread.
-        let done = tokio::task::spawn_blocking(move || tools::call(&cx, &name, arguments)).await;
+        let done = tokio::task::spawn_blocking(move || dispatch::call(&cx, &name, arguments)).await;
         match done {
             Ok(result) => result.map(Into::into),
             Err(e) => Err(ErrorData::internal_error(format!("the tool failed: {e}"), None)),

@@ -6,12 +6,10 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use anyhow::{Context as _, Result};
-use rmcp::ErrorData;
 use rmcp::handler::server::common::schema_for_type;
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use rmcp::schemars::JsonSchema;
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::cli::FilterArgs;
@@ -415,64 +413,11 @@ fn tool<T: JsonSchema + 'static>(name: &'static str, title: &str, description: &
 }
 
 /// What a tool gives back.
-enum Output {
+pub(super) enum Output {
     /// A JSON document (also sent as its text).
     Json(Value),
     /// Text for the agent to read as it is (Markdown).
     Text(String),
-}
-
-/// Run tool `name` on `arguments`.
-pub fn call(cx: &Context, name: &str, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
-    let Some(def) = definitions().into_iter().find(|t| t.name == name) else {
-        let names: Vec<String> = definitions().iter().map(|t| t.name.to_string()).collect();
-        return Err(ErrorData::invalid_params(format!("unknown tool `{name}` (tools: {})", names.join(", ")), None));
-    };
-    if let Some(Value::Object(props)) = def.input_schema.get("properties")
-        && let Some(bad) = arguments.keys().find(|k| !props.contains_key(k.as_str()))
-    {
-        let known: Vec<&str> = props.keys().map(String::as_str).collect();
-        return Err(ErrorData::invalid_params(
-            format!("{name}: unknown argument `{bad}` (arguments: {})", known.join(", ")),
-            None,
-        ));
-    }
-    let done = match name {
-        "search" => args(name, arguments).map(|p| search(cx, p)),
-        "list_sessions" => args(name, arguments).map(|p| list_sessions(cx, p)),
-        "read_messages" => args(name, arguments).map(|p| read_messages(cx, p)),
-        "findings" => args(name, arguments).map(|p| findings(cx, p)),
-        "writeup" => args(name, arguments).map(|p| writeup(cx, p)),
-        "seen_before" => args(name, arguments).map(|p| super::seen::seen_before(cx, p).map(Output::Json)),
-        _ => unreachable!("every defined tool is dispatched"),
-    }?;
-    match done {
-        Ok(Output::Json(v)) => Ok(CallToolResult::structured(v)),
-        Ok(Output::Text(t)) => Ok(CallToolResult::success(vec![ContentBlock::text(t)])),
-        // A usage error of the CLI (exit 2) is a wrong argument.
-        Err(e) if e.downcast_ref::<crate::UsageError>().is_some() => {
-            Err(ErrorData::invalid_params(format!("{name}: {e:#}"), None))
-        }
-        Err(e) => Ok(CallToolResult::error(vec![ContentBlock::text(format!("debrief: {e:#}"))])),
-    }
-}
-
-fn args<T: DeserializeOwned>(name: &str, arguments: JsonObject) -> Result<T, ErrorData> {
-    let e = match serde_json::from_value(Value::Object(arguments.clone())) {
-        Ok(v) => return Ok(v),
-        Err(e) => e,
-    };
-    // Name the argument at fault: the first one that is wrong on its own (serde's message
-    // through a flattened struct does not).
-    for (k, v) in arguments {
-        let alone = JsonObject::from_iter([(k.clone(), v)]);
-        if let Err(e) = serde_json::from_value::<T>(Value::Object(alone))
-            && !e.to_string().starts_with("missing field")
-        {
-            return Err(ErrorData::invalid_params(format!("{name}: argument `{k}`: {e}"), None));
-        }
-    }
-    Err(ErrorData::invalid_params(format!("{name}: bad arguments: {e}"), None))
 }
 
 /// A page size: `given`, else `default`; outside 1..=`max` is a usage error.
@@ -548,7 +493,7 @@ fn cut_strings(v: &mut Value, max: usize) -> usize {
     }
 }
 
-fn search(cx: &Context, p: SearchParams) -> Result<Output> {
+pub(super) fn search(cx: &Context, p: SearchParams) -> Result<Output> {
     let mut f = p.filters.filters()?;
     f.part = match p.part.as_deref().map(str::trim) {
         None | Some("") => None,
@@ -605,7 +550,7 @@ fn hit_json(h: &Hit) -> Value {
     })
 }
 
-fn list_sessions(cx: &Context, p: ListSessionsParams) -> Result<Output> {
+pub(super) fn list_sessions(cx: &Context, p: ListSessionsParams) -> Result<Output> {
     let f = p.filters.filters()?;
     let limit = page_size(p.limit, 20, 100, "limit")?;
     let offset = cursor(&p.cursor, "list_sessions")?;
@@ -626,7 +571,7 @@ fn list_sessions(cx: &Context, p: ListSessionsParams) -> Result<Output> {
 /// early (it always holds one message).
 const PAGE_CHARS: usize = 60_000;
 
-fn read_messages(cx: &Context, p: ReadMessagesParams) -> Result<Output> {
+pub(super) fn read_messages(cx: &Context, p: ReadMessagesParams) -> Result<Output> {
     let limit = page_size(p.limit, 20, 100, "limit")?;
     let max = match p.max_chars {
         None => 2000,
@@ -693,7 +638,7 @@ fn read_messages(cx: &Context, p: ReadMessagesParams) -> Result<Output> {
     })))
 }
 
-fn findings(cx: &Context, p: FindingsParams) -> Result<Output> {
+pub(super) fn findings(cx: &Context, p: FindingsParams) -> Result<Output> {
     let mut f = p.filters.filters()?;
     f.findings = true;
     let limit = page_size(p.limit, 20, 100, "limit")?;
@@ -726,7 +671,7 @@ fn findings(cx: &Context, p: FindingsParams) -> Result<Output> {
     Ok(Output::Json(json!({"findings": out, "next_cursor": next_cursor("findings", offset + limit, more)})))
 }
 
-fn writeup(cx: &Context, p: WriteupParams) -> Result<Output> {
+pub(super) fn writeup(cx: &Context, p: WriteupParams) -> Result<Output> {
     let selector = commands::report::selector(p.episode, p.arc.as_deref())?;
     let max = match p.max_chars {
         None => 20_000,

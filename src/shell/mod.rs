@@ -65,9 +65,12 @@
 //! which flags take a value is known only for a table of common programs.
 
 mod args;
+mod builder;
 mod lex;
 mod parse;
 mod wrap;
+
+pub(crate) use wrap::SSH_VALUE_FLAGS;
 
 #[cfg(test)]
 mod tests;
@@ -111,8 +114,8 @@ pub fn parse(command_line: &str) -> std::rc::Rc<Script> {
     if let Some(s) = PARSED.with(|p| p.borrow().0.get(command_line).cloned()) {
         return s;
     }
-    let mut out = parse::Out::default();
-    parse::parse_str(command_line, &mut out, &parse::Ctx::default(), parse::Fl::default());
+    let mut out = builder::Out::default();
+    parse::parse_str(command_line, &mut out, &builder::Ctx::default(), builder::Fl::default());
     let script = Rc::new(out.finish());
     PARSED.with(|p| {
         let (kept, bytes) = &mut *p.borrow_mut();
@@ -129,9 +132,15 @@ pub fn parse(command_line: &str) -> std::rc::Rc<Script> {
 /// Like [`parse`], for a command given as an argument vector (Codex's
 /// `["bash", "-lc", "cargo test"]`), without joining and re-quoting it.
 pub fn parse_argv<S: AsRef<str>>(argv: &[S]) -> Script {
-    let mut out = parse::Out::default();
+    let mut out = builder::Out::default();
     let argv: Vec<String> = argv.iter().map(|a| a.as_ref().to_string()).collect();
-    wrap::run(&mut out, wrap::Simple { argv, ..wrap::Simple::default() }, &parse::Ctx::default(), parse::Fl::default());
+    wrap::run(
+        &mut out,
+        wrap::Simple { argv, ..wrap::Simple::default() },
+        &builder::Ctx::default(),
+        builder::Fl::default(),
+        parse::parse_str,
+    );
     out.finish()
 }
 

@@ -439,6 +439,9 @@ fn ssh_variants() {
     let s = parse("ssh -i ~/.ssh/id -o StrictHostKeyChecking=no -p 2222 user@gpu1 nvidia-smi");
     let c = only(&s, "nvidia-smi");
     assert_eq!(c.remote_host.as_deref(), Some("user@gpu1"));
+    // `-P tag` (OpenSSH 9.2) takes a value too: the host is the word after it.
+    let s = parse("ssh -P work gpu1 nvidia-smi");
+    assert_eq!(only(&s, "nvidia-smi").remote_host.as_deref(), Some("gpu1"));
 
     // Unquoted command words are joined, as ssh does.
     let s = parse("ssh h cat /a/b.log | grep x");

@@ -8,7 +8,7 @@
 //! so it is lexed and parsed again in a context that records the host,
 //! container and wrapper chain.
 
-use super::parse::{self, Ctx, Fl, MAX_DEPTH, Out};
+use super::builder::{Ctx, Fl, MAX_DEPTH, Out};
 use super::{LoopKind, Redirect, SimpleCommand};
 
 /// A simple command as parsed, before wrappers are peeled off.
@@ -282,9 +282,10 @@ fn step(argv: &[String], k: usize, stdin_docs: &[String]) -> (Step, Fx) {
     (st, fx)
 }
 
-/// Short ssh options that take a value (OpenSSH).
-/// The short options of `ssh` that take a value (`-p 2222`, `-i key`, `-J jump`).
-pub(crate) const SSH_VALUE_FLAGS: &[u8] = b"BbcDEeFIiJLlmOopQRSWw";
+/// The short options of OpenSSH's `ssh` that take a value (`-p 2222`, `-i key`, `-J
+/// jump`, `-P tag` since 9.2), as its manual lists them: the one list the shell tables
+/// and redaction (which must find the destination after them) both read.
+pub(crate) const SSH_VALUE_FLAGS: &[u8] = b"BbcDEeFIiJLlmOoPpQRSWw";
 
 fn ssh(argv: &[String], i: usize, stdin_docs: &[String], fx: &mut Fx) -> Step {
     let i = opts(argv, i, SSH_VALUE_FLAGS, &[], no_opt);
@@ -452,8 +453,13 @@ fn kubectl(argv: &[String], name: &str, i: usize, fx: &mut Fx) -> Step {
     Step::Inner(cmd_start)
 }
 
-/// Peel wrappers off a simple command and emit the command(s) it runs.
-pub(super) fn run(out: &mut Out, s: Simple, ctx: &Ctx, fl: Fl) {
+/// How a string wrapper's script is read: the parser's entry point, handed in by the
+/// caller so that the wrapper table does not reach back up into the parser.
+pub(super) type Reparse = fn(&str, &mut Out, &Ctx, Fl);
+
+/// Peel wrappers off a simple command and emit the command(s) it runs; the scripts of
+/// string wrappers (`bash -c`, `ssh host 'cmd'`) are read with `reparse`.
+pub(super) fn run(out: &mut Out, s: Simple, ctx: &Ctx, fl: Fl, reparse: Reparse) {
     let Simple { mut argv, mut env, redirects, mut stdin_docs } = s;
     if stdin_docs.is_empty() {
         // Inside `ssh h 'bash -s' <<EOF`, the heredoc is the stdin of the
@@ -516,7 +522,7 @@ pub(super) fn run(out: &mut Out, s: Simple, ctx: &Ctx, fl: Fl) {
                 let watch_loop = fx.watch.map(|secs| (out.start_loop(LoopKind::Watch), secs));
                 let start = out.len();
                 for src in &scripts {
-                    parse::parse_str(src, out, &inner, inner_fl);
+                    reparse(src, out, &inner, inner_fl);
                 }
                 if let Some((li, secs)) = watch_loop {
                     let end = out.len();
@@ -531,7 +537,7 @@ pub(super) fn run(out: &mut Out, s: Simple, ctx: &Ctx, fl: Fl) {
         }
     }
     argv.drain(..k);
-    emit(out, argv, env, redirects, host, container, via, inherit_env, ctx, fl);
+    emit(out, argv, env, redirects, host, container, via, inherit_env, ctx, fl, reparse);
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -546,6 +552,7 @@ fn emit(
     inherit_env: bool,
     ctx: &Ctx,
     fl: Fl,
+    reparse: Reparse,
 ) {
     if argv.is_empty() {
         return;
@@ -591,7 +598,7 @@ fn emit(
     for argv in exec_argvs {
         let mut inner = ctx.clone();
         inner.via.push("find -exec".to_string());
-        run(out, Simple { argv, ..Simple::default() }, &inner, fl.deeper());
+        run(out, Simple { argv, ..Simple::default() }, &inner, fl.deeper(), reparse);
     }
 }
 

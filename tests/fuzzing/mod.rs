@@ -20,31 +20,32 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use debrief::formats::{self, Format};
+use rand::seq::IndexedRandom;
+use rand::{Rng as _, RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 
-/// A small, fast, reproducible random source (SplitMix64).
+/// The fuzzer's random source: `rand`'s seeded ChaCha8 stream, so a failing execution
+/// is found again from its number on any machine.
 #[derive(Clone)]
-pub struct Rng(u64);
+pub struct Rng(ChaCha8Rng);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+        Rng(ChaCha8Rng::seed_from_u64(seed))
     }
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
+    /// Uniform in `0..n`; 0 when `n` is 0.
     pub fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
+        if n == 0 { 0 } else { self.0.random_range(0..n) }
     }
     pub fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
+        self.0.random_ratio(percent.min(100) as u32, 100)
     }
     pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
+        items.choose(&mut self.0).expect("pick from a non-empty list")
     }
 }
 
