@@ -369,3 +369,46 @@ fn a_command_moved_to_the_background_is_continued_by_its_reads() {
     assert!(commit.result.as_ref().unwrap().running);
     assert_eq!(s.message(3).unwrap().calls[0].continues.as_deref(), Some(commit.id.as_str()));
 }
+
+/// Claude Code 2.0.x says a background command ended in a user record wrapped in
+/// `<bash-notification>` (the shape of a real 2.0.71 session: shell id, output file,
+/// status, summary with the exit code, a hint to read the file). It is the harness
+/// speaking, never a typed turn (the whole record, as with `<task-notification>`).
+#[test]
+fn a_bash_notification_is_harness_text() {
+    let note = "<bash-notification>\n<shell-id>b18a41f</shell-id>\n<output-file>/tmp/claude/tasks/b18a41f.output</output-file>\n<status>failed</status>\n<summary>Background command \"Start observability server and dashboard\" failed with exit code 137.</summary>\nRead the output file to retrieve the output.\n</bash-notification>";
+    let rec = |uuid: &str, parent: &str, content: serde_json::Value| {
+        serde_json::json!({"parentUuid": parent, "isSidechain": false, "userType": "external",
+            "sessionId": "dab5506f", "version": "2.0.71", "type": "user", "uuid": uuid,
+            "timestamp": "2025-12-17T02:09:03.839Z", "message": {"role": "user", "content": content}})
+        .to_string()
+    };
+    let lines = [
+        rec("u1", "", serde_json::json!("start the observability server in the background")),
+        serde_json::json!({"parentUuid": "u1", "isSidechain": false, "sessionId": "dab5506f", "version": "2.0.71",
+            "type": "assistant", "uuid": "a2", "timestamp": "2025-12-17T02:09:01.000Z",
+            "message": {"id": "msg_1", "role": "assistant", "model": "claude-opus-4-5", "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                 "input": {"command": "./start.sh", "run_in_background": true}}]}})
+        .to_string(),
+        rec(
+            "u3",
+            "a2",
+            serde_json::json!([{"type": "tool_result", "tool_use_id": "toolu_1",
+            "content": "Command running in background with ID: b18a41f"}]),
+        ),
+        rec("u4", "u3", serde_json::json!(note)),
+        rec("u5", "u4", serde_json::json!("why did it die?")),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("dab5506f.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let parsed = formats::parse_file(&file, None).unwrap();
+    assert!(parsed.bad.is_empty() && parsed.unknown.is_empty(), "{:?} {:?}", parsed.bad, parsed.unknown);
+    let s = &parsed.sessions[0];
+    let typed: Vec<&str> = s.messages.iter().filter(|m| m.is_typed_user()).map(|m| m.text.as_str()).collect();
+    assert_eq!(typed, vec!["start the observability server in the background", "why did it die?"]);
+    let notes: Vec<&Message> = s.messages.iter().filter(|m| m.text.starts_with("<bash-notification>")).collect();
+    assert_eq!(notes.len(), 1);
+    assert!(notes.iter().all(|m| (m.role, m.origin) == (Role::System, Origin::Injected)));
+}
