@@ -100,3 +100,43 @@ fn the_real_session_reads_every_call_with_its_result() {
     let timeouts = s.messages.iter().flat_map(|m| &m.calls).filter(|c| c.result.as_ref().unwrap().timed_out);
     assert_eq!(timeouts.count(), 2);
 }
+
+/// pi's session format v1 (no `version`, no entry ids; the header names `provider`,
+/// `modelId`, `thinkingLevel`): two real sessions of pi's author, kept as test fixtures in
+/// f5-sales-demo/xcsh (MIT), rows pi01/pi02 of eval/real/manifest.tsv. They were refused
+/// as "not a transcript format debrief knows" until the sniff knew v1's header.
+#[test]
+fn real_v1_sessions_are_read() {
+    let dir = std::env::var_os("DEBRIEF_EVAL_REAL")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| common::root().join("../shared/corpus-real/eval-real"));
+    if !dir.is_dir() {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "format_pi: {} not found (scripts/fetch-real-set makes it): the real v1 sessions are skipped",
+            dir.display()
+        );
+        return;
+    }
+    let fixtures = dir.join("pi_agent/f5-sales-demo_xcsh/packages/coding-agent/test/fixtures");
+    // (file, model, typed user turns, assistant messages, calls, bash calls, calls without
+    // result). The second file's typed turns are 55 prompts and 3 of the person's own
+    // `!command` runs (`bashExecution`, each one bash call). Assistant records: 453 and 484, of which 14 and 13 are empty replies that
+    // were aborted (their "Request was aborted" becomes a system message instead).
+    for (file, model, users, assistants, calls, bash, open) in [
+        ("large-session.jsonl", "claude-sonnet-4-5", 88, 439, 391, 192, 18),
+        ("before-compaction.jsonl", "claude-opus-4-5", 58, 471, 457, 209, 6),
+    ] {
+        let parsed = formats::parse_file(&fixtures.join(file), None).unwrap();
+        assert_eq!(parsed.format.id(), "pi", "{file}");
+        assert!(parsed.bad.is_empty() && parsed.unknown.is_empty(), "{file}: {:?} {:?}", parsed.bad, parsed.unknown);
+        let s = &parsed.sessions[0];
+        let typed = s.messages.iter().filter(|m| m.is_typed_user()).count();
+        let said = s.messages.iter().filter(|m| m.role == Role::Assistant).count();
+        assert_eq!((typed, said), (users, assistants), "{file}");
+        let (n, shell, _failed, without) = call_counts(s);
+        assert_eq!((n, shell, without), (calls, bash, open), "{file}");
+        assert_eq!(s.meta.model.as_deref(), Some(model), "{file}");
+    }
+}

@@ -1,7 +1,10 @@
 //! The pi coding agent (`pi-mono`'s `coding-agent`):
 //! `~/.pi/agent/sessions/--<cwd with / as ->--/<time>_<uuid>.jsonl`
 //! (`$PI_CODING_AGENT_DIR/sessions` when that is set). Session format v3; v1 and v2
-//! files are read the same way (the fields debrief uses did not change).
+//! files are read the same way (the fields debrief uses did not change). A v1 file has
+//! no `version` and no entry ids: its header names `provider`, `modelId` and
+//! `thinkingLevel` (and `branchedFrom`, the file it was forked from: not read, since a
+//! fork is not a subagent), and its entries are a plain list in time order.
 //!
 //! The file is JSONL, appended as the session goes: a `session` header
 //! (`{type, version, id, timestamp, cwd, parentSession?}`), then entries with
@@ -74,10 +77,18 @@ impl Format for Pi {
         if !header {
             return 0;
         }
-        // The entries after it: `{type, id, parentId, timestamp, …}`.
-        let entries = text.lines().skip(1).take(20).filter_map(|l| serde_json::from_str::<Value>(l).ok());
-        let tree = entries.filter(|e| e.get("parentId").is_some() && e.get("id").is_some()).count();
-        if tree > 0 || v.get("version").is_some() { 90 } else { 0 }
+        // v2/v3: a `version`, and entries `{type, id, parentId, timestamp, …}` after it.
+        // v1: no version, a header naming `provider`/`modelId`, and a plain list of
+        // `{type: "message", timestamp, message: {role, …}}` entries.
+        let entries: Vec<Value> =
+            text.lines().skip(1).take(20).filter_map(|l| serde_json::from_str::<Value>(l).ok()).collect();
+        let tree = entries.iter().any(|e| e.get("parentId").is_some() && e.get("id").is_some());
+        let v1 = v.get("modelId").is_some_and(Value::is_string)
+            && entries.iter().any(|e| {
+                e.get("type").and_then(Value::as_str) == Some("message")
+                    && e.get("message").and_then(|m| m.get("role")).is_some_and(Value::is_string)
+            });
+        if tree || v1 || v.get("version").is_some() { 90 } else { 0 }
     }
 
     fn read(&self, input: &mut Input, sink: &mut dyn Sink) -> Result<Vec<SessionMeta>> {
@@ -96,6 +107,12 @@ impl Format for Pi {
                     }
                     if let Some(cwd) = rec.get("cwd").and_then(Value::as_str) {
                         meta.saw_cwd(cwd);
+                    }
+                    // v1 names the model in the header; a later change or reply says otherwise.
+                    if meta.model.is_none()
+                        && let Some(m) = rec.get("modelId").and_then(Value::as_str)
+                    {
+                        meta.model = Some(m.to_string());
                     }
                     if let Some(parent) = rec.get("parentSession").and_then(Value::as_str) {
                         // The parent's file: `<time>_<session id>.jsonl`.
@@ -330,5 +347,21 @@ mod tests {
     fn bash_exit_codes() {
         assert_eq!(exit_code_of("boom\n\nCommand exited with code 2"), Some(2));
         assert_eq!(exit_code_of("all good"), None);
+    }
+
+    #[test]
+    fn sniff_knows_v1_v3_and_refuses_a_bare_header() {
+        let header = r#"{"type":"session","id":"d703a1a9","timestamp":"2025-11-20T23:33:50.805Z","cwd":"/w""#;
+        // v1: the header names the model; entries are a plain list of messages.
+        let v1 = format!(
+            "{header},\"provider\":\"anthropic\",\"modelId\":\"claude-sonnet-4-5\",\"thinkingLevel\":\"off\"}}\n\
+             {{\"type\":\"message\",\"timestamp\":\"2025-11-20T23:33:51Z\",\"message\":{{\"role\":\"user\",\"content\":\"hi\"}}}}\n"
+        );
+        assert_eq!(Pi.sniff(Path::new("a.jsonl"), v1.as_bytes()), 90);
+        // v3: a version.
+        assert_eq!(Pi.sniff(Path::new("a.jsonl"), format!("{header},\"version\":3}}\n").as_bytes()), 90);
+        // A header naming a model but followed by no pi message is not enough.
+        let bare = format!("{header},\"modelId\":\"m\"}}\n{{\"type\":\"event\",\"payload\":{{}}}}\n");
+        assert_eq!(Pi.sniff(Path::new("a.jsonl"), bare.as_bytes()), 0);
     }
 }
