@@ -48,7 +48,9 @@ use anyhow::Result;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{Assembler, At, CarrySink, Format, Input, JsonLine, Sink, json_reason, orphan_result_message, parse_time};
+use super::{
+    Assembler, At, CarrySink, Format, Input, JsonLine, Sink, json_reason, orphan_result_message, parse_time, push_para,
+};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
 
 pub struct ClaudeCode;
@@ -184,16 +186,6 @@ fn content_text(raw: &RawValue) -> Result<String, serde_json::Error> {
         return Ok(out);
     }
     Ok(String::new())
-}
-
-fn push_para(out: &mut String, s: &str) {
-    if s.is_empty() {
-        return;
-    }
-    if !out.is_empty() {
-        out.push_str("\n\n");
-    }
-    out.push_str(s);
 }
 
 /// How a piece of user-role text came to be.

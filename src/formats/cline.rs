@@ -38,7 +38,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde_json::Value;
 
-use super::{Assembler, At, Format, Input, NoRestart, Sink, json_reason, orphan_result_message};
+use super::{Assembler, At, Format, Input, NoRestart, Sink, json_reason, orphan_result_message, push_para};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
 
 pub struct Cline;
@@ -262,16 +262,6 @@ fn xml_params(body: &str) -> serde_json::Map<String, Value> {
         }
     }
     out
-}
-
-fn push_para(out: &mut String, s: &str) {
-    if s.is_empty() {
-        return;
-    }
-    if !out.is_empty() {
-        out.push_str("\n\n");
-    }
-    out.push_str(s);
 }
 
 /// "[execute_command for 'npm test'] Result:" → ("execute_command", rest of the block).

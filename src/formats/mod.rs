@@ -327,6 +327,17 @@ pub fn first_item_fields(text: &str, start: usize) -> Option<Vec<(String, &str)>
     object_fields(text, first)
 }
 
+/// Append `s` to `out` as a new paragraph (a blank line between); nothing when `s` is empty.
+pub(crate) fn push_para(out: &mut String, s: &str) {
+    if s.is_empty() {
+        return;
+    }
+    if !out.is_empty() {
+        out.push_str("\n\n");
+    }
+    out.push_str(s);
+}
+
 /// The string under `key` of a JSON object, if it is one.
 pub fn str_of<'a>(v: &'a serde_json::Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(serde_json::Value::as_str)

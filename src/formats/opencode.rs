@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde_json::Value;
 
-use super::{Assembler, At, Format, Input, NoRestart, Sink};
+use super::{Assembler, At, Format, Input, NoRestart, Sink, push_para};
 use crate::model::{BadRecord, Call, CallResult, Message, Origin, Role, SessionMeta};
 
 pub struct OpenCode;
@@ -108,16 +108,6 @@ fn tool_result(state: &Value) -> Option<CallResult> {
         }
         _ => None,
     }
-}
-
-fn push_para(out: &mut String, s: &str) {
-    if s.is_empty() {
-        return;
-    }
-    if !out.is_empty() {
-        out.push_str("\n\n");
-    }
-    out.push_str(s);
 }
 
 /// One OpenCode message and its parts → a message (None when it says nothing).

@@ -39,7 +39,7 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use serde_json::json;
 
 use super::markdown::{OpenFence, exit_code_header, fence_open, is_shell_language};
-use super::{Assembler, At, Format, Input, Sink};
+use super::{Assembler, At, Format, Input, Sink, push_para};
 use crate::model::{Call, CallResult, Message, Origin, Role, SessionMeta};
 
 pub struct SpecStory;
@@ -502,16 +502,6 @@ fn trim_blank(lines: &[PartLine]) -> &[PartLine] {
 
 fn join(lines: &[PartLine]) -> String {
     lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join("\n")
-}
-
-fn push_para(out: &mut String, s: &str) {
-    if s.is_empty() {
-        return;
-    }
-    if !out.is_empty() {
-        out.push_str("\n\n");
-    }
-    out.push_str(s);
 }
 
 /// A run of a part's lines: text, a fenced block, or an HTML element.
