@@ -214,14 +214,7 @@ impl Detector for FalseCrashAlarm {
 mod tests {
     use super::*;
     use crate::detect::fixture;
-
-    fn msg(idx: u32, text: &str, cmd: Option<(&str, &str)>) -> Message {
-        let m = match cmd {
-            Some((c, o)) => fixture::bash(idx, c, o),
-            None => fixture::said(idx, Role::Assistant, ""),
-        };
-        Message { text: text.into(), ..m }
-    }
+    use crate::detect::fixture::step as msg;
 
     fn run(msgs: &[Message]) -> Vec<Finding> {
         fixture::check(&FalseCrashAlarm, msgs)

@@ -36,6 +36,16 @@ pub fn said(idx: u32, role: Role, text: &str) -> Message {
     Message { idx, role, text: text.into(), ..Message::default() }
 }
 
+/// An assistant message saying `text` and, when `cmd` is given, running its command and
+/// getting its output back.
+pub fn step(idx: u32, text: &str, cmd: Option<(&str, &str)>) -> Message {
+    let m = match cmd {
+        Some((c, o)) => bash(idx, c, o),
+        None => said(idx, Role::Assistant, ""),
+    };
+    Message { text: text.into(), ..m }
+}
+
 /// An assistant message that edits `file` with the Edit tool.
 pub fn edit(idx: u32, file: &str) -> Message {
     Message {

@@ -342,15 +342,8 @@ impl Detector for GrepTailPivot {
 mod tests {
     use super::*;
     use crate::detect::fixture;
+    use crate::detect::fixture::step as msg;
     use crate::model::{Call, CallResult};
-
-    fn msg(idx: u32, text: &str, cmd: Option<(&str, &str)>) -> Message {
-        let m = match cmd {
-            Some((c, o)) => fixture::bash(idx, c, o),
-            None => fixture::said(idx, Role::Assistant, ""),
-        };
-        Message { text: text.into(), ..m }
-    }
 
     fn run(msgs: &[Message]) -> Vec<Finding> {
         fixture::check(&GrepTailPivot, msgs)
