@@ -101,6 +101,11 @@ pub struct SessionMeta {
     /// the message of the parent session after which the branch left the conversation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forked_after: Option<u32>,
+    /// For a session the agent started from another one, carrying it on (pi's
+    /// `parentSession`: a fork, or a new session after a handoff; `branchedFrom` in v1):
+    /// that session's id. Not a subagent: the person talks in both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_from: Option<String>,
     /// Message count (set by whoever consumed the messages).
     pub messages: u32,
 }

@@ -605,6 +605,7 @@ impl Redact for SessionMeta {
             parent_session: _,
             parent_call: _,
             forked_after: _,
+            started_from: _,
             messages: _,
         } = self;
         // A project named after the folder is named after the redacted folder: redacted

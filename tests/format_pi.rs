@@ -138,5 +138,9 @@ fn real_v1_sessions_are_read() {
         let (n, shell, _failed, without) = call_counts(s);
         assert_eq!((n, shell, without), (calls, bash, open), "{file}");
         assert_eq!(s.meta.model.as_deref(), Some(model), "{file}");
+        assert_eq!(s.meta.parent_session, None, "{file}: a fork is no subagent");
     }
+    // The second was forked from another session (`branchedFrom`, its file's path).
+    let forked = formats::parse_file(&fixtures.join("before-compaction.jsonl"), None).unwrap();
+    assert_eq!(forked.sessions[0].meta.started_from.as_deref(), Some("d97339c6-6c10-4827-846b-9ff1d9c3dc37"));
 }

@@ -203,6 +203,9 @@ fn print_header(out: &mut impl Write, s: &Session, style: Style) -> Result<()> {
         };
         writeln!(out, "{}", style.dim(&how))?;
     }
+    if let Some(from) = &m.started_from {
+        writeln!(out, "{}", style.dim(&format!("started from session {from}, carrying it on")))?;
+    }
     writeln!(out)?;
     Ok(())
 }

@@ -3,8 +3,12 @@
 //! (`$PI_CODING_AGENT_DIR/sessions` when that is set). Session format v3; v1 and v2
 //! files are read the same way (the fields debrief uses did not change). A v1 file has
 //! no `version` and no entry ids: its header names `provider`, `modelId` and
-//! `thinkingLevel` (and `branchedFrom`, the file it was forked from: not read, since a
-//! fork is not a subagent), and its entries are a plain list in time order.
+//! `thinkingLevel` (and `branchedFrom`, the file it was forked from), and its entries are
+//! a plain list in time order.
+//!
+//! The header's `parentSession` (v1: `branchedFrom`) names the session this one carries
+//! on — pi writes it when the person forks a session or starts a new one from it — and
+//! becomes `started_from`, not `parent_session`: it is no subagent.
 //!
 //! The file is JSONL, appended as the session goes: a `session` header
 //! (`{type, version, id, timestamp, cwd, parentSession?}`), then entries with
@@ -114,10 +118,13 @@ impl Format for Pi {
                     {
                         meta.model = Some(m.to_string());
                     }
-                    if let Some(parent) = rec.get("parentSession").and_then(Value::as_str) {
-                        // The parent's file: `<time>_<session id>.jsonl`.
-                        let stem = Path::new(parent).file_stem().and_then(|s| s.to_str()).unwrap_or(parent);
-                        meta.parent_session = Some(stem.rsplit('_').next().unwrap_or(stem).to_string());
+                    // The session this one carries on (a fork, a new session after a
+                    // handoff): its file `<time>_<session id>.jsonl`, or its id.
+                    if let Some(from) =
+                        rec.get("parentSession").or_else(|| rec.get("branchedFrom")).and_then(Value::as_str)
+                    {
+                        let stem = Path::new(from).file_stem().and_then(|s| s.to_str()).unwrap_or(from);
+                        meta.started_from = Some(stem.rsplit('_').next().unwrap_or(stem).to_string());
                     }
                 }
                 "message" => match rec.get("message") {
@@ -347,6 +354,25 @@ mod tests {
     fn bash_exit_codes() {
         assert_eq!(exit_code_of("boom\n\nCommand exited with code 2"), Some(2));
         assert_eq!(exit_code_of("all good"), None);
+    }
+
+    #[test]
+    fn a_session_started_from_another_names_it_and_is_no_subagent() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("2026-01-05T10-00-00-000Z_0b2c.jsonl");
+        std::fs::write(
+            &file,
+            concat!(
+                r#"{"type":"session","version":3,"id":"0b2c","timestamp":"2026-01-05T10:00:00.000Z","cwd":"/w","parentSession":"/h/.pi/agent/sessions/--w--/2026-01-05T09-00-00-000Z_9a1f.jsonl"}"#,
+                "\n",
+                r#"{"type":"message","id":"e1","parentId":null,"timestamp":"2026-01-05T10:00:01.000Z","message":{"role":"user","content":"go on"}}"#,
+                "\n"
+            ),
+        )
+        .unwrap();
+        let parsed = crate::formats::parse_file(&file, None).unwrap();
+        let meta = &parsed.sessions[0].meta;
+        assert_eq!((meta.started_from.as_deref(), meta.parent_session.as_deref()), (Some("9a1f"), None));
     }
 
     #[test]

@@ -375,6 +375,9 @@ pub fn session(app: &App, id: &str, q: &Query) -> Result<Reply> {
     if let Some(parent) = &meta.parent_session {
         row("parent", format!("<a href=\"/session/{}\">{}</a>", seg(parent), esc(parent)));
     }
+    if let Some(from) = &meta.started_from {
+        row("started from", format!("<a href=\"/session/{}\">{}</a>", seg(from), esc(from)));
+    }
     body.push_str("</dl>");
     let _ = write!(
         body,
