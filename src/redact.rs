@@ -186,11 +186,21 @@ struct Rule {
     regex: OnceLock<Regex>,
     /// The pattern with its long bounded repetitions unbounded (see [`loosened`]), when
     /// it has any: it matches wherever the rule could, and compiles many times faster.
-    loose: Option<(String, OnceLock<Regex>)>,
+    loose: Option<Loose>,
     group: Option<usize>,
     entropy: Option<f64>,
     allow_patterns: Vec<String>,
     allow: OnceLock<Vec<Regex>>,
+}
+
+/// A rule's loosened pattern (see [`loosened`]) and the smallest bound it dropped.
+struct Loose {
+    pattern: String,
+    /// The smallest upper bound `n` of the repetitions `{m,n}` written `{m,}`: a match of
+    /// the loosened pattern no longer than this many characters is the rule's own match
+    /// (see [`Rule::matches_from`]).
+    bound: usize,
+    regex: OnceLock<Regex>,
 }
 
 /// What makes a rule worth running on a text.
@@ -435,13 +445,12 @@ impl Redactor {
         for layer in &self.layers {
             for i in layer.triggered(text) {
                 let rule = &layer.rules[i];
-                if !rule.may_match(text) {
-                    continue;
-                }
-                let re = rule.regex();
                 let mut from = 0;
+                // The loosened pattern first, while its matches are the rule's (see
+                // `Rule::matches_from`); the rule's own regex from the first that may not be.
+                let mut loose = rule.loose.as_ref();
                 while from <= text.len() {
-                    let Some(caps) = re.captures_at(text, from) else { break };
+                    let Some(caps) = rule.captures_at(&mut loose, text, from) else { break };
                     let Some(whole) = caps.get(0) else { break };
                     if rule.kind == Kind::ClientFlags {
                         client_flags(&caps, &mut hits);
@@ -756,6 +765,12 @@ impl Redact for SessionRecord {
     }
 }
 
+impl Loose {
+    fn regex(&self) -> &Regex {
+        self.regex.get_or_init(|| compile(&self.pattern).expect("loosened redaction rules compile (tested)"))
+    }
+}
+
 impl Rule {
     fn new(id: String, kind: Kind, pattern: String) -> Rule {
         Rule {
@@ -780,21 +795,37 @@ impl Rule {
     /// Give a built-in rule its loosened pattern (the user's patterns are not rewritten:
     /// [`loosened`] reads the syntax the rule files use, not every flag a user may set).
     fn loosen(&mut self) {
-        self.loose = loosened(&self.pattern).map(|l| (l, OnceLock::new()));
+        self.loose = loosened(&self.pattern).map(|(pattern, bound)| Loose { pattern, bound, regex: OnceLock::new() });
     }
 
-    /// Whether the rule can match anywhere in `text`: false when its loosened pattern
-    /// finds nothing there, so that the rule itself need not be compiled. Triggered by a
-    /// common keyword (`key`, `token`), `quoted-secret-assignment` was compiled by every
-    /// search, 4.5 ms of it (its three `{0,300}` values); its loosened pattern compiles in
-    /// 0.35 ms and rarely matches.
-    fn may_match(&self, text: &str) -> bool {
-        match &self.loose {
-            Some((pattern, re)) => {
-                re.get_or_init(|| compile(pattern).expect("loosened redaction rules compile (tested)")).is_match(text)
+    /// The rule's first match at or after `from`, with its groups, as [`Regex::captures_at`]
+    /// of the rule's regex finds it; from the loosened pattern while `loose` is set, which
+    /// is cleared (and the rule's regex compiled) at the first match that may not be the
+    /// rule's.
+    ///
+    /// Why a short match of the loosened pattern is the rule's: the rule's matches (each
+    /// a way through the pattern) are the loosened pattern's that repeat no item more often
+    /// than the rule's bounds allow, and both prefer among them in the same order (a
+    /// greedy repetition prefers one more, a lazy one fewer, bounded or not). So when the
+    /// loosened pattern's match — the earliest-starting, and of those the preferred — is
+    /// one of the rule's, no match of the rule starts earlier and none is preferred to it:
+    /// it is the rule's match, groups and all. It is one of the rule's when it repeats no
+    /// loosened item more than `bound` times, and each repetition of one consumes a
+    /// character ([`loosened`] loosens only single-character items), so a match of at most
+    /// `bound` characters is. Quoted values are short: on real transcripts the rule's own
+    /// regex (`quoted-secret-assignment`: three `{0,300}` values, 18 ms to compile, most of
+    /// a search's set-up) is hardly ever needed. `tests::loosened_matches_are_the_rules`
+    /// checks the two against each other.
+    fn captures_at<'t>(&self, loose: &mut Option<&Loose>, text: &'t str, from: usize) -> Option<Captures<'t>> {
+        if let Some(l) = *loose {
+            let caps = l.regex().captures_at(text, from)?;
+            let whole = caps.get(0)?;
+            if whole.len() <= l.bound || whole.as_str().chars().count() <= l.bound {
+                return Some(caps);
             }
-            None => true,
+            *loose = None;
         }
+        self.regex().captures_at(text, from)
     }
 
     fn allow(&self) -> &[Regex] {
@@ -1140,24 +1171,32 @@ fn ascii_classes(re: &str) -> String {
 /// Repetitions bounded above by this many or more are unbounded in a loosened pattern.
 const LOOSE_FROM: usize = 100;
 
-/// `re` with every repetition `{m,n}` whose `n` is at least [`LOOSE_FROM`] written
-/// `{m,}`, or `None` when it has none. The loosened pattern matches every string `re`
+/// `re` with every repetition `{m,n}` of a single-character item (a class, a literal, a
+/// class escape) whose `n` is at least [`LOOSE_FROM`] written `{m,}`, and the smallest
+/// such `n`; `None` when it has none. The loosened pattern matches every string `re`
 /// matches (and more), so where it finds nothing `re` finds nothing; and a long bounded
 /// repetition is most of what compiling a regex costs (each of its copies is compiled
-/// forwards and backwards).
-fn loosened(re: &str) -> Option<String> {
+/// forwards and backwards). Each repetition of a loosened item consumes one character:
+/// what [`Rule::captures_at`] relies on.
+fn loosened(re: &str) -> Option<(String, usize)> {
     let mut out = String::with_capacity(re.len());
-    let mut changed = false;
+    let mut bound: Option<usize> = None;
     let mut chars = re.char_indices().peekable();
     // Depth of bracketed classes, where `{` is a literal.
     let mut depth = 0usize;
+    // Whether what was copied last is one item that consumes exactly one character.
+    let mut single = false;
     while let Some((i, c)) = chars.next() {
         match c {
             '\\' => {
                 out.push(c);
-                if let Some((_, e)) = chars.next() {
+                let e = chars.next().map(|(_, e)| e);
+                if let Some(e) = e {
                     out.push(e);
                 }
+                // Not assertions (`\b`, `\A`, `\z`), nor escapes with more after them
+                // (`\x41`, `\p{L}`, `\u{…}`), which are left bounded.
+                single = depth == 0 && e.is_some_and(|e| !e.is_ascii_alphanumeric() || "dDwWsSnrtfv".contains(e));
             }
             '[' => {
                 out.push(c);
@@ -1184,6 +1223,7 @@ fn loosened(re: &str) -> Option<String> {
             ']' if depth > 0 => {
                 depth -= 1;
                 out.push(c);
+                single = depth == 0;
             }
             '{' if depth == 0 => {
                 // `{m,n}`: copy `{m,` and drop `n` when it is large.
@@ -1194,11 +1234,11 @@ fn loosened(re: &str) -> Option<String> {
                     (digits(m) && digits(n)).then(|| (m.len(), n.parse::<usize>().ok(), close))
                 });
                 match bounded {
-                    Some((m_len, Some(n), close)) if n >= LOOSE_FROM => {
+                    Some((m_len, Some(n), close)) if n >= LOOSE_FROM && single => {
                         out.push('{');
                         out.push_str(&rest[..=m_len]);
                         out.push('}');
-                        changed = true;
+                        bound = Some(bound.map_or(n, |b| b.min(n)));
                         // Skip what was copied or dropped, through the `}`.
                         while chars.peek().is_some_and(|&(j, _)| j <= i + 1 + close) {
                             chars.next();
@@ -1206,11 +1246,15 @@ fn loosened(re: &str) -> Option<String> {
                     }
                     _ => out.push(c),
                 }
+                single = false;
             }
-            _ => out.push(c),
+            _ => {
+                out.push(c);
+                single = depth == 0 && !"()|*+?{}^$".contains(c);
+            }
         }
     }
-    changed.then_some(out)
+    bound.map(|b| (out, b))
 }
 
 /// The user's extra patterns: one regex per line, blank lines and `#` comments skipped.
@@ -1429,8 +1473,8 @@ mod tests {
         // Rules compile lazily at run time; here, all of them, allow-lists included.
         for rule in red.rules() {
             compile(&rule.pattern).unwrap_or_else(|e| panic!("rule {}: {e:#}", rule.id));
-            if let Some((loose, _)) = &rule.loose {
-                compile(loose).unwrap_or_else(|e| panic!("rule {} loosened: {e:#}", rule.id));
+            if let Some(l) = &rule.loose {
+                compile(&l.pattern).unwrap_or_else(|e| panic!("rule {} loosened: {e:#}", rule.id));
             }
             for a in &rule.allow_patterns {
                 compile(a).unwrap_or_else(|e| panic!("rule {} allow-list: {e:#}", rule.id));
@@ -1440,18 +1484,137 @@ mod tests {
 
     #[test]
     fn loosened_patterns_unbound_only_long_repetitions() {
+        let l = |re: &str| loosened(re).map(|(p, n)| format!("{p} {n}"));
         assert_eq!(
-            loosened(r"a{0,300}b{2,5}[{0,300}]\{1,200}c{3,100}?").as_deref(),
-            Some(r"a{0,}b{2,5}[{0,300}]\{1,200}c{3,}?")
+            l(r"a{0,300}b{2,5}[{0,300}]\{1,200}c{3,100}?").as_deref(),
+            Some(r"a{0,}b{2,5}[{0,300}]\{1,200}c{3,}? 100")
         );
-        assert_eq!(loosened(r"[^x{]{0,99}"), None);
+        assert_eq!(l(r"[^x{]{0,99}"), None);
+        // Only items of one character: not groups, assertions or multi-character escapes.
+        assert_eq!(l(r"(?:ab){0,300}\b{0,200}\p{L}{0,200}"), None);
+        assert_eq!(l(r"[^\\\n]{0,300}\.{1,150}\d{0,400}x").as_deref(), Some(r"[^\\\n]{0,}\.{1,}\d{0,}x 150"));
         let rules: Vec<&Rule> = Redactor::builtin().rules().filter(|r| r.loose.is_some()).collect();
+        // Every rule with a long bound is loosened (all bound classes).
+        let long = Regex::new(r"\{[0-9]+,[0-9]{3,}\}").unwrap();
+        for rule in Redactor::builtin().rules() {
+            assert_eq!(long.is_match(&rule.pattern), rule.loose.is_some(), "{}", rule.id);
+        }
         assert!(rules.iter().any(|r| r.id == "quoted-secret-assignment"));
-        // Where the rule matches, its loosened pattern does.
-        let rule = rules.iter().find(|r| r.id == "quoted-secret-assignment").unwrap();
-        let text = r#"config = {"db_password": "Jicarilla12484"}"#;
-        assert!(rule.regex().is_match(text) && rule.may_match(text));
-        assert!(!rule.may_match("the token expired"));
+    }
+
+    /// Where a rule is run by its loosened pattern ([`Rule::captures_at`]), every match and
+    /// every group is the one the rule's own regex finds, on texts made of the rules' own
+    /// words and values of every length around the bounds (over them too, where the rule's
+    /// regex takes over).
+    #[test]
+    fn loosened_matches_are_the_rules() {
+        let pieces = [
+            "password",
+            "api_key",
+            "token",
+            "secret",
+            "db_pass",
+            "PRIVATE KEY",
+            "-----BEGIN ",
+            "-----END ",
+            "RSA ",
+            "-----",
+            "glpat-",
+            "glrt-t1_",
+            "hvs.",
+            "hvb.",
+            "pypi-AgEIcHlwaS5vcmc",
+            "eyJrIjoi",
+            "glc_",
+            "xoxe.xoxb-1-",
+            "ABSK",
+            "sntrys_eyJpYXQiO",
+            "LCJyZWdpb25fdXJs",
+            ".ab1234567",
+            " is ",
+            " was ",
+            ": ",
+            " = ",
+            "=",
+            ":",
+            "\"",
+            "'",
+            "`",
+            "\\\"",
+            "\\",
+            "\n",
+            "\\n",
+            " ",
+            "é",
+            "ſ",
+            "K",
+            "-",
+            "_",
+            ".",
+            "/",
+            "+",
+            "=",
+            "a",
+            "Z",
+            "7",
+            "x",
+            "for root",
+        ];
+        let runs = ["a", "B", "0", "é", "-", " ", "_", "/", "+"];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let rules: Vec<&Rule> = Redactor::builtin().rules().filter(|r| r.loose.is_some()).collect();
+        let (mut matches, mut over) = (0, 0);
+        for _ in 0..3000 {
+            let mut text = String::new();
+            for _ in 0..next(12) + 1 {
+                if next(3) == 0 {
+                    // The shapes the rules look for, around a value of any length.
+                    let name =
+                        ["password", "API_KEY", "x.token", "secret", "pwd", "-----BEGIN RSA PRIVATE KEY", "glc_"];
+                    let op = [": ", " = ", "=", " is ", ": \\\"", "-----", "==", " was "];
+                    let quote = ["\"", "'", "`", "\\\"", "", " "];
+                    let q = quote[next(quote.len())];
+                    let len = [next(8) + 1, next(20) + 90, next(30) + 280, next(400) + 1][next(4)];
+                    text.push_str(name[next(name.len())]);
+                    text.push_str(op[next(op.len())]);
+                    text.push_str(q);
+                    text.push_str(&runs[next(runs.len())].repeat(len));
+                    text.push_str(if next(3) == 0 { quote[next(quote.len())] } else { q });
+                } else if next(4) == 0 {
+                    // A run near a bound: 90..=310, or longer.
+                    let len = [next(20) + 90, next(20) + 140, next(30) + 260, next(30) + 290, next(700) + 300][next(5)];
+                    text.push_str(&runs[next(runs.len())].repeat(len));
+                } else {
+                    text.push_str(pieces[next(pieces.len())]);
+                }
+            }
+            for rule in &rules {
+                let strict = rule.regex();
+                let mut loose = rule.loose.as_ref();
+                let mut from = 0;
+                while from <= text.len() {
+                    let want = strict.captures_at(&text, from);
+                    let got = rule.captures_at(&mut loose, &text, from);
+                    let spans = |c: &Option<Captures>| {
+                        c.as_ref().map(|c| c.iter().map(|m| m.map(|m| m.range())).collect::<Vec<_>>())
+                    };
+                    assert_eq!(spans(&got), spans(&want), "rule {} from {from} in {text:?}", rule.id);
+                    let Some(caps) = want else { break };
+                    let whole = caps.get(0).unwrap();
+                    matches += 1;
+                    over += usize::from(loose.is_none());
+                    from = next_search(&text, &caps, whole, rule.kind);
+                }
+            }
+        }
+        // Both ways were taken.
+        assert!(matches > 1000 && over > 100 && matches - over > 300, "{matches} matches, {over} by the rule's regex");
     }
 
     #[test]
