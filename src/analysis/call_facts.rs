@@ -158,6 +158,12 @@ const READ_PROGRAMS: &[&str] = &["tail", "head", "sed", "less", "cat", "awk", "m
 
 impl CallFacts {
     pub fn of(call: &Call, msg: &Message) -> CallFacts {
+        CallFacts::of_in(call, msg, &[])
+    }
+
+    /// The facts of `call`, with the lines the environment prints before every output
+    /// (`environment`, see [`environment_lines`]) taken off its output first.
+    pub fn of_in(call: &Call, msg: &Message, environment: &[String]) -> CallFacts {
         let tool = call.name.clone();
         let Step { program, action, file, pattern, window, remote, core, entry, probe, attempts, interval_secs } =
             match &call.command {
@@ -175,7 +181,7 @@ impl CallFacts {
             }) || call.input.get("-i").and_then(|v| v.as_bool()).unwrap_or(false)
         };
         let output = call.result.as_ref().map(|r| {
-            let body = strip_harness_header(&r.output);
+            let body = without_environment(strip_harness_header(&r.output), environment);
             let lines: Vec<&str> = body.lines().collect();
             let chars = body.chars().count();
             let longest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
@@ -381,6 +387,48 @@ fn error_line(lines: &[&str]) -> Option<String> {
 /// `panicked at C:\Users\…\tauri-1.8.3\src\state.rs:51:7`: the location's file.
 static PANIC_AT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"panicked at \S*?[\\/]([^\\/\s]+:\d+:\d+)").expect("static regex"));
+
+/// Lines the machine prints before the output of every command, whatever it runs: a
+/// shell profile failing the same way each time (`…/shellenv.sh: line 18: /bin/ps:
+/// Operation not permitted` opening all of a Codex session's outputs). Such a line says
+/// nothing about the call it opens, so it is never its error nor its result. A line is
+/// one when it opens at least three quarters of the session's shell outputs that say
+/// anything, from at least three different programs, one of which succeeded: a refusal
+/// every call meets ("This command requires approval") opens failures only.
+pub fn environment_lines<'a>(calls: impl Iterator<Item = &'a Call>) -> Vec<String> {
+    let mut outputs = 0usize;
+    let mut openers: std::collections::HashMap<&str, (usize, std::collections::HashSet<String>, bool)> =
+        std::collections::HashMap::new();
+    for call in calls {
+        let (Some(cmd), Some(r)) = (call.command.as_deref(), call.result.as_ref()) else { continue };
+        let body = strip_harness_header(&r.output);
+        let Some(first) = body.lines().map(str::trim).find(|l| !l.is_empty()) else { continue };
+        outputs += 1;
+        let e = openers.entry(first).or_default();
+        e.0 += 1;
+        e.1.insert(shell_step(cmd).program);
+        e.2 |= !r.is_error && r.exit_code.is_none_or(|c| c == 0);
+    }
+    let mut out: Vec<String> = openers
+        .into_iter()
+        .filter(|(_, (n, programs, succeeded))| *n >= 3 && *n * 4 >= outputs * 3 && programs.len() >= 3 && *succeeded)
+        .map(|(l, _)| l.to_string())
+        .collect();
+    out.sort();
+    out
+}
+
+/// `body` without the environment's lines at its start.
+fn without_environment<'b>(body: &'b str, environment: &[String]) -> &'b str {
+    let mut rest = body;
+    while let Some(first) = rest.lines().next()
+        && (first.trim().is_empty() || environment.iter().any(|e| e == first.trim()))
+        && !environment.is_empty()
+    {
+        rest = rest.get(first.len() + 1..).unwrap_or("");
+    }
+    rest
+}
 
 /// Codex wraps outputs in "Exit code / Wall time / Output:" lines, Claude Code's
 /// TaskOutput in tags; the report quotes what the program printed.
@@ -983,6 +1031,47 @@ mod tests {
         assert!(run("which mcp-tools", "", 1));
         // Claude Code cancelled it beside a call that failed: it never ran.
         assert!(!run("pytest -q", "<tool_use_error>Sibling tool call errored</tool_use_error>", 1));
+    }
+
+    #[test]
+    fn a_line_opening_every_output_is_the_environments() {
+        let call = |cmd: &str, out: &str, code: i32| Call {
+            name: "shell_command".into(),
+            command: Some(cmd.into()),
+            result: Some(crate::model::CallResult {
+                output: out.into(),
+                exit_code: Some(code),
+                is_error: code != 0,
+                ..Default::default()
+            }),
+            ..Call::default()
+        };
+        let profile = "/opt/homebrew/Library/Homebrew/cmd/shellenv.sh: line 18: /bin/ps: Operation not permitted";
+        let calls = [
+            call("ls", &format!("{profile}\nREADME.md\nsrc"), 0),
+            call("rg --files -g '*.yaml'", &format!("{profile}\n"), 1),
+            call("sed -n '1,20p' a.py", &format!("{profile}\nsed: a.py: No such file or directory"), 1),
+            call("pytest -q", &format!("{profile}\nzsh:1: command not found: pytest"), 127),
+        ];
+        let env = environment_lines(calls.iter());
+        assert_eq!(env, vec![profile.to_string()]);
+        let facts = |c: &Call| CallFacts::of_in(c, &Message::default(), &env);
+        assert_eq!(facts(&calls[3]).output.unwrap().error_line.as_deref(), Some("zsh:1: command not found: pytest"));
+        // With the profile's line gone, the search printed nothing: it found nothing.
+        assert!(!facts(&calls[1]).failed());
+        assert_eq!(facts(&calls[0]).output.unwrap().lines, 2);
+        // Near misses: the same refusal of every call is each call's error (no call that
+        // met it succeeded); a line opening the outputs of one program only is its own.
+        let refused = "This command requires approval";
+        let calls =
+            [call("swift build", refused, 1), call("ls Sources", refused, 1), call("cat Package.swift", refused, 1)];
+        assert!(environment_lines(calls.iter()).is_empty());
+        let calls = [
+            call("cargo build", "   Compiling app v0.1.0\nerror[E0308]: mismatched types", 101),
+            call("cargo build", "   Compiling app v0.1.0\n    Finished", 0),
+            call("cargo build", "   Compiling app v0.1.0\n    Finished", 0),
+        ];
+        assert!(environment_lines(calls.iter()).is_empty());
     }
 
     #[test]

@@ -181,8 +181,13 @@ pub struct Context<'a> {
 
 impl<'a> Context<'a> {
     pub fn new(session: &'a Session, findings: &'a [Finding], glossary: &'a Glossary) -> Context<'a> {
-        let mut calls: Vec<Vec<CallFacts>> =
-            session.messages.iter().map(|m| m.calls.iter().map(|c| CallFacts::of(c, m)).collect()).collect();
+        let environment =
+            crate::analysis::call_facts::environment_lines(session.messages.iter().flat_map(|m| &m.calls));
+        let mut calls: Vec<Vec<CallFacts>> = session
+            .messages
+            .iter()
+            .map(|m| m.calls.iter().map(|c| CallFacts::of_in(c, m, &environment)).collect())
+            .collect();
         // A read of a background command's output reports that command's exit: it names
         // the command it continues, and the time spent reading is that command's.
         let started: std::collections::HashMap<&str, (&str, String)> = session
