@@ -302,6 +302,17 @@ static BANNER: LazyLock<Regex> = LazyLock::new(|| {
 static PY_EXCEPTION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt):").expect("static regex"));
 
+/// A row of a table of counts ending in a percentage: a name, numbers, the share.
+static TABLE_ROW: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*\S+(?:\s+\d+)+\s+\d{1,3}(?:\.\d+)?%(?:\s|$)").expect("static regex"));
+/// Codex's report of a non-zero exit inside its sandbox, before what the command printed:
+/// "failed in sandbox MacosSeatbelt with execution error: sandbox denied exec error, exit
+/// code: 1, stdout: " (nothing was denied: the command exited 1).
+static SANDBOX_EXIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^failed in sandbox \S+ with execution error: sandbox denied exec error, exit code: -?\d+, stdout: ")
+        .expect("static regex")
+});
+
 /// The output of a search that matched nothing: empty, or Codex's sandbox report of an
 /// exit code 1 with empty stdout ("failed in sandbox … exit_code: 1, stdout: StreamOutput
 /// { text: \"\", …").
@@ -459,6 +470,10 @@ fn strip_harness_header(out: &str) -> &str {
         }
         return if body.trim() == "(empty)" { "" } else { body };
     }
+    if let Some(m) = SANDBOX_EXIT.find(out) {
+        let body = &out[m.end()..];
+        return body.trim_end().strip_suffix(", stderr:").unwrap_or(body);
+    }
     let head: Vec<&str> = out.lines().take(6).collect();
     if let Some(pos) = head.iter().position(|l| l.trim() == "Output:")
         && head[..pos].iter().all(|l| {
@@ -508,10 +523,18 @@ fn revealing(body: &str, lines: &[&str]) -> Vec<Revealing> {
     for i in matching(&ALARM_LINE).into_iter().filter(readable).filter(|i| !is_result(i)) {
         push("alarm", lines[i]);
     }
-    for i in matching(&ERROR_LINE).into_iter().filter(readable).filter(|i| !is_result(i)).take(3) {
+    // Where a line names an error the way programs print one (`E   AssertionError: …`),
+    // those are the errors: a test's source lines in a traceback that hold the word
+    // ("# should degrade to local-only, not error") are context. Never noise.
+    let errors: Vec<usize> =
+        matching(&ERROR_LINE).into_iter().filter(readable).filter(|i| !is_result(i) && !is_noise(lines[*i])).collect();
+    let heads: Vec<usize> = errors.iter().copied().filter(|i| ERROR_HEAD.is_match(lines[*i])).collect();
+    for i in (if heads.is_empty() { errors } else { heads }).into_iter().take(3) {
         push("error", lines[i]);
     }
-    if let Some(i) = matching(&PROGRESS_LINE).into_iter().rfind(readable) {
+    // A percentage in a table's row ("TOTAL  1295  907  30%" of a coverage report) is
+    // no progress.
+    if let Some(i) = matching(&PROGRESS_LINE).into_iter().filter(|i| !TABLE_ROW.is_match(lines[*i])).rfind(readable) {
         push("progress", lines[i]);
     }
     if let Some(&i) = results.iter().rfind(|i| readable(i)) {
@@ -1072,6 +1095,48 @@ mod tests {
             call("cargo build", "   Compiling app v0.1.0\n    Finished", 0),
         ];
         assert!(environment_lines(calls.iter()).is_empty());
+    }
+
+    #[test]
+    fn a_traceback_is_quoted_by_its_exception_not_its_source_lines() {
+        let out = concat!(
+            "failed in sandbox MacosSeatbelt with execution error: sandbox denied exec error, exit code: 1, stdout: .F    [100%]\n",
+            "    def test_status(monkeypatch):\n",
+            "        # Force English to assert on fixed strings\n",
+            "        result = runner.invoke(cli, [\"status\"])  # should degrade, not error\n",
+            ">       assert \"Offline\" in out\n",
+            "E       AssertionError: assert 'Offline' in 'x'\n",
+            "Name      Stmts   Miss  Cover\n",
+            "TOTAL      1295    907    30%\n",
+            "1 failed, 1 passed in 0.87s\n, stderr: ",
+        );
+        let call = Call {
+            name: "shell".into(),
+            command: Some("pytest -q".into()),
+            result: Some(crate::model::CallResult { output: out.into(), exit_code: Some(1), ..Default::default() }),
+            ..Call::default()
+        };
+        let o = CallFacts::of(&call, &Message::default()).output.unwrap();
+        let errors: Vec<&str> = o.revealing.iter().filter(|r| r.kind == "error").map(|r| r.line.as_str()).collect();
+        assert_eq!(errors, ["E AssertionError: assert 'Offline' in 'x'"]);
+        // Codex's sandbox wording is no line of the output; a coverage total is no progress.
+        let progress: Vec<&str> =
+            o.revealing.iter().filter(|r| r.kind == "progress").map(|r| r.line.as_str()).collect();
+        assert_eq!(progress, [".F [100%]"]);
+        assert_eq!(o.last_line.as_deref(), Some("1 failed, 1 passed in 0.87s"));
+        // Near miss: without an exception line, a line with an error word is still an error.
+        let call = Call {
+            name: "shell".into(),
+            command: Some("make".into()),
+            result: Some(crate::model::CallResult {
+                output: "cc -o app main.c\nmain.c: No such file or directory\n".into(),
+                exit_code: Some(2),
+                ..Default::default()
+            }),
+            ..Call::default()
+        };
+        let o = CallFacts::of(&call, &Message::default()).output.unwrap();
+        assert!(o.revealing.iter().any(|r| r.kind == "error" && r.line.contains("No such file")));
     }
 
     #[test]
