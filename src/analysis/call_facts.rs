@@ -158,6 +158,12 @@ const READ_PROGRAMS: &[&str] = &["tail", "head", "sed", "less", "cat", "awk", "m
 
 impl CallFacts {
     pub fn of(call: &Call, msg: &Message) -> CallFacts {
+        CallFacts::of_in(call, msg, &[])
+    }
+
+    /// The facts of `call`, with the lines the environment prints before every output
+    /// (`environment`, see [`environment_lines`]) taken off its output first.
+    pub fn of_in(call: &Call, msg: &Message, environment: &[String]) -> CallFacts {
         let tool = call.name.clone();
         let Step { program, action, file, pattern, window, remote, core, entry, probe, attempts, interval_secs } =
             match &call.command {
@@ -175,7 +181,7 @@ impl CallFacts {
             }) || call.input.get("-i").and_then(|v| v.as_bool()).unwrap_or(false)
         };
         let output = call.result.as_ref().map(|r| {
-            let body = strip_harness_header(&r.output);
+            let body = without_environment(strip_harness_header(&r.output), environment);
             let lines: Vec<&str> = body.lines().collect();
             let chars = body.chars().count();
             let longest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
@@ -296,6 +302,17 @@ static BANNER: LazyLock<Regex> = LazyLock::new(|| {
 static PY_EXCEPTION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt):").expect("static regex"));
 
+/// A row of a table of counts ending in a percentage: a name, numbers, the share.
+static TABLE_ROW: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*\S+(?:\s+\d+)+\s+\d{1,3}(?:\.\d+)?%(?:\s|$)").expect("static regex"));
+/// Codex's report of a non-zero exit inside its sandbox, before what the command printed:
+/// "failed in sandbox MacosSeatbelt with execution error: sandbox denied exec error, exit
+/// code: 1, stdout: " (nothing was denied: the command exited 1).
+static SANDBOX_EXIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^failed in sandbox \S+ with execution error: sandbox denied exec error, exit code: -?\d+, stdout: ")
+        .expect("static regex")
+});
+
 /// The output of a search that matched nothing: empty, or Codex's sandbox report of an
 /// exit code 1 with empty stdout ("failed in sandbox … exit_code: 1, stdout: StreamOutput
 /// { text: \"\", …").
@@ -382,6 +399,48 @@ fn error_line(lines: &[&str]) -> Option<String> {
 static PANIC_AT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"panicked at \S*?[\\/]([^\\/\s]+:\d+:\d+)").expect("static regex"));
 
+/// Lines the machine prints before the output of every command, whatever it runs: a
+/// shell profile failing the same way each time (`…/shellenv.sh: line 18: /bin/ps:
+/// Operation not permitted` opening all of a Codex session's outputs). Such a line says
+/// nothing about the call it opens, so it is never its error nor its result. A line is
+/// one when it opens at least three quarters of the session's shell outputs that say
+/// anything, from at least three different programs, one of which succeeded: a refusal
+/// every call meets ("This command requires approval") opens failures only.
+pub fn environment_lines<'a>(calls: impl Iterator<Item = &'a Call>) -> Vec<String> {
+    let mut outputs = 0usize;
+    let mut openers: std::collections::HashMap<&str, (usize, std::collections::HashSet<String>, bool)> =
+        std::collections::HashMap::new();
+    for call in calls {
+        let (Some(cmd), Some(r)) = (call.command.as_deref(), call.result.as_ref()) else { continue };
+        let body = strip_harness_header(&r.output);
+        let Some(first) = body.lines().map(str::trim).find(|l| !l.is_empty()) else { continue };
+        outputs += 1;
+        let e = openers.entry(first).or_default();
+        e.0 += 1;
+        e.1.insert(shell_step(cmd).program);
+        e.2 |= !r.is_error && r.exit_code.is_none_or(|c| c == 0);
+    }
+    let mut out: Vec<String> = openers
+        .into_iter()
+        .filter(|(_, (n, programs, succeeded))| *n >= 3 && *n * 4 >= outputs * 3 && programs.len() >= 3 && *succeeded)
+        .map(|(l, _)| l.to_string())
+        .collect();
+    out.sort();
+    out
+}
+
+/// `body` without the environment's lines at its start.
+fn without_environment<'b>(body: &'b str, environment: &[String]) -> &'b str {
+    let mut rest = body;
+    while let Some(first) = rest.lines().next()
+        && (first.trim().is_empty() || environment.iter().any(|e| e == first.trim()))
+        && !environment.is_empty()
+    {
+        rest = rest.get(first.len() + 1..).unwrap_or("");
+    }
+    rest
+}
+
 /// Codex wraps outputs in "Exit code / Wall time / Output:" lines, Claude Code's
 /// TaskOutput in tags; the report quotes what the program printed.
 fn strip_harness_header(out: &str) -> &str {
@@ -410,6 +469,10 @@ fn strip_harness_header(out: &str) -> &str {
             body = &body[..end];
         }
         return if body.trim() == "(empty)" { "" } else { body };
+    }
+    if let Some(m) = SANDBOX_EXIT.find(out) {
+        let body = &out[m.end()..];
+        return body.trim_end().strip_suffix(", stderr:").unwrap_or(body);
     }
     let head: Vec<&str> = out.lines().take(6).collect();
     if let Some(pos) = head.iter().position(|l| l.trim() == "Output:")
@@ -460,10 +523,18 @@ fn revealing(body: &str, lines: &[&str]) -> Vec<Revealing> {
     for i in matching(&ALARM_LINE).into_iter().filter(readable).filter(|i| !is_result(i)) {
         push("alarm", lines[i]);
     }
-    for i in matching(&ERROR_LINE).into_iter().filter(readable).filter(|i| !is_result(i)).take(3) {
+    // Where a line names an error the way programs print one (`E   AssertionError: …`),
+    // those are the errors: a test's source lines in a traceback that hold the word
+    // ("# should degrade to local-only, not error") are context. Never noise.
+    let errors: Vec<usize> =
+        matching(&ERROR_LINE).into_iter().filter(readable).filter(|i| !is_result(i) && !is_noise(lines[*i])).collect();
+    let heads: Vec<usize> = errors.iter().copied().filter(|i| ERROR_HEAD.is_match(lines[*i])).collect();
+    for i in (if heads.is_empty() { errors } else { heads }).into_iter().take(3) {
         push("error", lines[i]);
     }
-    if let Some(i) = matching(&PROGRESS_LINE).into_iter().rfind(readable) {
+    // A percentage in a table's row ("TOTAL  1295  907  30%" of a coverage report) is
+    // no progress.
+    if let Some(i) = matching(&PROGRESS_LINE).into_iter().filter(|i| !TABLE_ROW.is_match(lines[*i])).rfind(readable) {
         push("progress", lines[i]);
     }
     if let Some(&i) = results.iter().rfind(|i| readable(i)) {
@@ -983,6 +1054,89 @@ mod tests {
         assert!(run("which mcp-tools", "", 1));
         // Claude Code cancelled it beside a call that failed: it never ran.
         assert!(!run("pytest -q", "<tool_use_error>Sibling tool call errored</tool_use_error>", 1));
+    }
+
+    #[test]
+    fn a_line_opening_every_output_is_the_environments() {
+        let call = |cmd: &str, out: &str, code: i32| Call {
+            name: "shell_command".into(),
+            command: Some(cmd.into()),
+            result: Some(crate::model::CallResult {
+                output: out.into(),
+                exit_code: Some(code),
+                is_error: code != 0,
+                ..Default::default()
+            }),
+            ..Call::default()
+        };
+        let profile = "/opt/homebrew/Library/Homebrew/cmd/shellenv.sh: line 18: /bin/ps: Operation not permitted";
+        let calls = [
+            call("ls", &format!("{profile}\nREADME.md\nsrc"), 0),
+            call("rg --files -g '*.yaml'", &format!("{profile}\n"), 1),
+            call("sed -n '1,20p' a.py", &format!("{profile}\nsed: a.py: No such file or directory"), 1),
+            call("pytest -q", &format!("{profile}\nzsh:1: command not found: pytest"), 127),
+        ];
+        let env = environment_lines(calls.iter());
+        assert_eq!(env, vec![profile.to_string()]);
+        let facts = |c: &Call| CallFacts::of_in(c, &Message::default(), &env);
+        assert_eq!(facts(&calls[3]).output.unwrap().error_line.as_deref(), Some("zsh:1: command not found: pytest"));
+        // With the profile's line gone, the search printed nothing: it found nothing.
+        assert!(!facts(&calls[1]).failed());
+        assert_eq!(facts(&calls[0]).output.unwrap().lines, 2);
+        // Near misses: the same refusal of every call is each call's error (no call that
+        // met it succeeded); a line opening the outputs of one program only is its own.
+        let refused = "This command requires approval";
+        let calls =
+            [call("swift build", refused, 1), call("ls Sources", refused, 1), call("cat Package.swift", refused, 1)];
+        assert!(environment_lines(calls.iter()).is_empty());
+        let calls = [
+            call("cargo build", "   Compiling app v0.1.0\nerror[E0308]: mismatched types", 101),
+            call("cargo build", "   Compiling app v0.1.0\n    Finished", 0),
+            call("cargo build", "   Compiling app v0.1.0\n    Finished", 0),
+        ];
+        assert!(environment_lines(calls.iter()).is_empty());
+    }
+
+    #[test]
+    fn a_traceback_is_quoted_by_its_exception_not_its_source_lines() {
+        let out = concat!(
+            "failed in sandbox MacosSeatbelt with execution error: sandbox denied exec error, exit code: 1, stdout: .F    [100%]\n",
+            "    def test_status(monkeypatch):\n",
+            "        # Force English to assert on fixed strings\n",
+            "        result = runner.invoke(cli, [\"status\"])  # should degrade, not error\n",
+            ">       assert \"Offline\" in out\n",
+            "E       AssertionError: assert 'Offline' in 'x'\n",
+            "Name      Stmts   Miss  Cover\n",
+            "TOTAL      1295    907    30%\n",
+            "1 failed, 1 passed in 0.87s\n, stderr: ",
+        );
+        let call = Call {
+            name: "shell".into(),
+            command: Some("pytest -q".into()),
+            result: Some(crate::model::CallResult { output: out.into(), exit_code: Some(1), ..Default::default() }),
+            ..Call::default()
+        };
+        let o = CallFacts::of(&call, &Message::default()).output.unwrap();
+        let errors: Vec<&str> = o.revealing.iter().filter(|r| r.kind == "error").map(|r| r.line.as_str()).collect();
+        assert_eq!(errors, ["E AssertionError: assert 'Offline' in 'x'"]);
+        // Codex's sandbox wording is no line of the output; a coverage total is no progress.
+        let progress: Vec<&str> =
+            o.revealing.iter().filter(|r| r.kind == "progress").map(|r| r.line.as_str()).collect();
+        assert_eq!(progress, [".F [100%]"]);
+        assert_eq!(o.last_line.as_deref(), Some("1 failed, 1 passed in 0.87s"));
+        // Near miss: without an exception line, a line with an error word is still an error.
+        let call = Call {
+            name: "shell".into(),
+            command: Some("make".into()),
+            result: Some(crate::model::CallResult {
+                output: "cc -o app main.c\nmain.c: No such file or directory\n".into(),
+                exit_code: Some(2),
+                ..Default::default()
+            }),
+            ..Call::default()
+        };
+        let o = CallFacts::of(&call, &Message::default()).output.unwrap();
+        assert!(o.revealing.iter().any(|r| r.kind == "error" && r.line.contains("No such file")));
     }
 
     #[test]

@@ -181,8 +181,13 @@ pub struct Context<'a> {
 
 impl<'a> Context<'a> {
     pub fn new(session: &'a Session, findings: &'a [Finding], glossary: &'a Glossary) -> Context<'a> {
-        let mut calls: Vec<Vec<CallFacts>> =
-            session.messages.iter().map(|m| m.calls.iter().map(|c| CallFacts::of(c, m)).collect()).collect();
+        let environment =
+            crate::analysis::call_facts::environment_lines(session.messages.iter().flat_map(|m| &m.calls));
+        let mut calls: Vec<Vec<CallFacts>> = session
+            .messages
+            .iter()
+            .map(|m| m.calls.iter().map(|c| CallFacts::of_in(c, m, &environment)).collect())
+            .collect();
         // A read of a background command's output reports that command's exit: it names
         // the command it continues, and the time spent reading is that command's.
         let started: std::collections::HashMap<&str, (&str, String)> = session
@@ -255,8 +260,32 @@ impl<'a> Context<'a> {
         seen.or(s.meta.ended)
     }
 
+    /// The message that states the user's goal: the first typed request, unless it is a
+    /// one-line opener the assistant answered with words only before the user asked
+    /// again ("shell", then a prompt; a pasted "already installed" notice, then the
+    /// report wanted): that set nothing going, the next request did.
+    pub(super) fn goal_message(&self) -> Option<&'a Message> {
+        let s = self.session;
+        let typed: Vec<usize> = (0..s.messages.len())
+            .filter(|&i| s.messages[i].is_typed_user() && !s.messages[i].text.trim().is_empty())
+            .collect();
+        let first = *typed.first()?;
+        let opener = |i: usize, next: usize| {
+            let m = &s.messages[i];
+            let t = request_text(&m.text);
+            !t.contains('\n')
+                && t.split_whitespace().count() <= 12
+                && s.messages[i + 1..next].iter().all(|r| r.calls.is_empty())
+                && s.messages[i + 1..next].iter().any(|r| r.role == Role::Assistant && !r.text.trim().is_empty())
+        };
+        match typed.get(1) {
+            Some(&next) if opener(first, next) => Some(&s.messages[next]),
+            _ => Some(&s.messages[first]),
+        }
+    }
+
     pub(super) fn goal(&self) -> Option<Event> {
-        self.session.messages.iter().find(|m| m.is_typed_user() && !m.text.trim().is_empty()).map(|m| Event {
+        self.goal_message().map(|m| Event {
             idx: m.idx,
             kind: "asked",
             time: clock(m.timestamp),
@@ -586,6 +615,48 @@ mod tests {
             request_text("<ide_opened_file>The user opened a.py.</ide_opened_file>fix the import"),
             "fix the import"
         );
+    }
+
+    #[test]
+    fn a_one_line_opener_answered_with_words_is_not_the_goal() {
+        use crate::model::{Call, Message, Role, Session};
+        let msg = |idx: u32, role: Role, text: &str, calls: usize| Message {
+            idx,
+            role,
+            text: text.into(),
+            calls: (0..calls)
+                .map(|_| Call { name: "shell".into(), command: Some("ls".into()), ..Call::default() })
+                .collect(),
+            ..Message::default()
+        };
+        let glossary = crate::report::templates::Templates::embedded().glossary().unwrap();
+        let goal = |messages: Vec<Message>| {
+            let session = Session { meta: Default::default(), messages };
+            let cx = super::Context::new(&session, &[], &glossary);
+            cx.goal_message().map(|m| m.idx)
+        };
+        let prompt = "# /butler-exec — Execute a ButlerSpec\n\nRun one spec.";
+        // "shell", answered "What would you like to do?", then the prompt: the prompt.
+        let opened = vec![
+            msg(1, Role::User, "shell", 0),
+            msg(2, Role::Assistant, "I'm ready to run shell commands. What would you like to do?", 0),
+            msg(3, Role::User, prompt, 0),
+            msg(4, Role::Assistant, "", 1),
+        ];
+        assert_eq!(goal(opened), Some(3));
+        // Near misses: an opener the assistant acted on, and a first request of many lines.
+        let acted = vec![
+            msg(1, Role::User, "shell", 0),
+            msg(2, Role::Assistant, "Listing the repo.", 1),
+            msg(3, Role::User, prompt, 0),
+        ];
+        assert_eq!(goal(acted), Some(1));
+        let long = vec![
+            msg(1, Role::User, "Plan the refactor:\n- split the parser\n- keep the API", 0),
+            msg(2, Role::Assistant, "Here is a plan.", 0),
+            msg(3, Role::User, "go ahead", 0),
+        ];
+        assert_eq!(goal(long), Some(1));
     }
 
     #[test]

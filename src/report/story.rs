@@ -1107,7 +1107,7 @@ impl<'a> Story<'a> {
 
     /// The goal: the first thing the user typed.
     fn goal_message(&self) -> Option<&'a Message> {
-        self.cx.session.messages.iter().find(|m| m.is_typed_user() && !m.text.trim().is_empty())
+        self.cx.goal_message()
     }
 
     /// The story before message `before`: the campaign's milestones, then the recent
@@ -1128,7 +1128,8 @@ impl<'a> Story<'a> {
             && gp < pos
         {
             // Short sessions: the goal opens the recent story.
-            beats.retain(|b| b.idx != g.idx);
+            // An opener before the goal ("shell") set nothing going: it is not told.
+            beats.retain(|b| b.idx != g.idx && !(b.kind == "request" && b.idx < g.idx));
             let mut goal = Beat::new("goal", g);
             goal.quotes.push(super::context::asked(&g.text, 2, 300));
             beats.insert(0, goal);
@@ -1199,7 +1200,7 @@ impl<'a> Story<'a> {
         }
         let msgs = &s.messages[..end];
         let mut beats: Vec<Beat> = Vec::new();
-        let Some(goal) = msgs.iter().position(|m| m.is_typed_user() && !m.text.trim().is_empty()) else {
+        let Some(goal) = self.goal_message().map(|g| self.cx.pos_of(g.idx)).filter(|&p| p < end) else {
             return vec![];
         };
         let mut g = Beat::new("goal", &msgs[goal]);
