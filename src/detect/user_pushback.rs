@@ -311,10 +311,34 @@ static WEAK: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:fails?|failed|failing|failures?|errors?|exceptions?|traceback|warnings?|crash(?:es|ed)?|broken|missing|blank|oversight|duplicated|incorrect|wrong)\b",
         r"|\bfix\s+(?:these|those|this|the\s+following|the|all\s+(?:the\s+|these\s+)?|remaining)\s*(?:\d+\s+)?(?:issues?|errors?|problems?|bugs?|failures?|warnings?|tests?)\b",
         r"|\b(?:fehler|warnung|fehlschl|schlägt\s+fehl)\w*|\b(?:erreur|échoue|plante)\w*|\b(?:falla|fallo|errores)\b",
+        // What the change did to the display or the output, said of it: "the header is
+        // truncated", "it is all scrunched up", "why would a timezone fix mess things
+        // up?" (not "the ellipses for truncated events": a name for what is asked about).
+        r"|\b(?:is|are|was|were|looks?|looked|got|gets|became|becomes|been|['’]s|['’]re)\s+(?:\w+\s+)?(?:truncated|cut\s+off|scrunched|squished|squashed|overlapping|misaligned|garbled|distorted|mangled)\b|\bmess(?:es|ed)?\s+(?:\w+\s+){0,2}?up\b",
         r"|\binconsistent\b|\b(?:isn['’]?t|aren['’]?t|is\s+not|are\s+not|not)\s+consistent\b|\b(?:doesn['’]?t|don['’]?t|does\s+not|do\s+not)\s+match\b",
         r"|报错|出错|失败|错误|警告|エラー|失敗|警告",
     )))
     .expect("weak regex is valid")
+});
+
+/// What the claimed change was to remove or fix, observed to persist: "I still see
+/// ellipsis" after "ellipses are gone", "the banner is still there", "it still shows the
+/// old title". No failure word is needed: the claim just before says it should be gone.
+static PERSISTS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\bI\s+(?:can\s+|do\s+)?still\s+(?:see|get|notice|hear|find|am\s+(?:seeing|getting))\s+",
+        r"|\bI['’]?m\s+still\s+(?:seeing|getting|noticing)\s+",
+        r"|\b(?:is|are|was|were|['’]s|['’]re)\s+still\s+(?:there|here|visible|shown|showing|present|displayed|displaying|appearing|happening|occurring|on\s+(?:the\s+)?screen)\b",
+        r"|\bstill\s+(?:shows?|appears?|happens|occurs|displays?)\b",
+    ))
+    .expect("persists regex is valid")
+});
+
+/// What follows "I still see" when it is an opinion, not an observation: "I still see
+/// the point of it", "I still see no reason to".
+static SEES_OPINION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:the\s+|a\s+|no\s+|any\s+|some\s+|much\s+)?(?:point|need|reason|benefit|value|use|merit|sense|why|how|what|whether|it\s+as|this\s+as|that\s+as)\b")
+        .expect("sees-opinion regex is valid")
 });
 
 /// New-request openings: a symptom word inside one is the thing to build, not a report.
@@ -715,6 +739,20 @@ fn reported<'a>(sents: &[(&'a str, Option<char>)], re: &Regex, questions_ok: boo
     })
 }
 
+/// The first sentence observing that something persists ("I still see ellipsis"), as a
+/// report: not hedged, not a question, not a new request, not an opinion ("I still see
+/// the point").
+fn persists<'a>(sents: &[(&'a str, Option<char>)]) -> Option<&'a str> {
+    sents.iter().find_map(|(s, end)| {
+        let m = PERSISTS.find(s)?;
+        let report = !SEES_OPINION.is_match(&s[m.end()..])
+            && !HEDGE.is_match(clause_before(s, m.start()))
+            && !asks(s, *end)
+            && !REQUEST.is_match(s);
+        report.then_some(*s)
+    })
+}
+
 /// The sentence of an assistant message that claims the work done, if any.
 fn claim(m: &Message) -> Option<String> {
     let p = prose(&m.text);
@@ -760,6 +798,7 @@ fn asks_anything(m: &Message) -> bool {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Failure,
+    Persists,
     Pasted,
     Symptom,
     Unfinished,
@@ -888,6 +927,14 @@ impl Detector for UserPushback {
                 && !sents.first().is_some_and(|(f, _)| APPROVAL.is_match(f))
             {
                 found = Some((Kind::Symptom, s.to_string()));
+            } else if (claimed.is_some() || changed.is_some())
+                && !asked
+                && !takes_offer
+                && let Some(s) = persists(&sents)
+                && !sents.first().is_some_and(|(f, _)| APPROVAL.is_match(f))
+            {
+                // What the claimed change was to remove, observed still there.
+                found = Some((Kind::Persists, s.to_string()));
             } else if let Some((_, claim)) = &claimed
                 && let Some((first, end)) = sents.first()
                 && !asks(first, *end)
@@ -959,7 +1006,7 @@ impl Detector for UserPushback {
             let Some((kind, said)) = found else { continue };
             let claimed = match kind {
                 Kind::Pasted => claimed.or(if_failed).or(changed),
-                Kind::No => claimed.or(changed),
+                Kind::No | Kind::Persists => claimed.or(changed),
                 _ => claimed,
             };
             if !worked {
@@ -994,6 +1041,7 @@ impl Detector for UserPushback {
             let q = quote(&said, 100);
             let verb = match kind {
                 Kind::Failure => "pushes back",
+                Kind::Persists => "reports the problem persists",
                 Kind::Pasted => "pastes an error",
                 Kind::Symptom => "reports a problem",
                 Kind::Unfinished => "says the work is not finished",
