@@ -113,6 +113,13 @@ def positives():
         A("Moved the header baseline up 8px. The application was installed successfully."),
         U("The display changed drastically and is all scrunched up.  What happened?"),
     ])
+    # A contradiction the assistant concedes at once (L8 nw13 [msg 16], nw21 [msg 116]).
+    write(D, "pos-conceded-contradiction", [
+        U("Set up jest for the Nuxt 2 project."),
+        A("The native deasync build fails on Node.js 23. Switch to Node.js 18 LTS for better compatibility with the native modules."),
+        U("It is current June 2025, and Node 18 is no longer supported. How about 22 LTS?"),
+        A("You're absolutely right! In June 2025, Node.js 18 would be past its end-of-life. Let's use Node.js 22 LTS."),
+    ])
 
 
 def negatives():
@@ -184,6 +191,16 @@ def negatives():
         U("If I still see ellipses tomorrow I'll send a screenshot."),
         A("Added the smaller header; the build is installed."),
         U("Add a tooltip for truncated titles."),
+    ])
+    # A fact added that the assistant agrees with (L7 nw18 [msg 280]), and a request it
+    # praises: a concession after them takes nothing back.
+    write(D, "neg-conceded-addition", [
+        U("Write the risk rules for the contract review."),
+        A("I've written the risk rules for penalty clauses and termination rights."),
+        U("The contracts come in Traditional Chinese, Simplified Chinese and English."),
+        A("You're right! The rules should match all three. Let me update them."),
+        U("Also add a rule for confidentiality clauses."),
+        A("You're absolutely right, that one matters. Adding it now."),
     ])
     write(D, "neg-fix-paste-first-turn", [
         U("fix this:\n      0 [main] bash 62 dofork: child -1 - forked process 16976 died unexpectedly, retry 0\n1070493 [main] bash 62 dofork: child -1 - forked process 32460 died unexpectedly, retry 0"),
