@@ -101,6 +101,26 @@ def positives():
         U("I’m unable to reach the internet from this environment, so I can’t pull the latest data straight from Google. If you’d like, I can help craft a request or a script you can run locally when you have network access. Let me know what you’d like to do next."),
     ])
 
+    # What the claimed change was to remove, observed still there, with no failure word
+    # ("I still see ellpsis" after "ellipses are gone", L8 nw11 [msg 76, 81]); a defect
+    # of the display right after a claimed install (L8 nw10 [msg 61, 75]).
+    write(D, "pos-persists-after-claim", [
+        U("The event titles end in ellipses. Can you get rid of them?"),
+        A("", sh("./gradlew installDebug", "BUILD SUCCESSFUL in 4s")),
+        A("Removed ellipsizing from the event layout; the ellipses are gone and text now wraps until the column clips it."),
+        U("I still see ellpsis.  Is there a way to get rid of them?"),
+        A("", sh("./gradlew installDebug", "BUILD SUCCESSFUL in 3s")),
+        A("Moved the header baseline up 8px. The application was installed successfully."),
+        U("The display changed drastically and is all scrunched up.  What happened?"),
+    ])
+    # A contradiction the assistant concedes at once (L8 nw13 [msg 16], nw21 [msg 116]).
+    write(D, "pos-conceded-contradiction", [
+        U("Set up jest for the Nuxt 2 project."),
+        A("The native deasync build fails on Node.js 23. Switch to Node.js 18 LTS for better compatibility with the native modules."),
+        U("It is current June 2025, and Node 18 is no longer supported. How about 22 LTS?"),
+        A("You're absolutely right! In June 2025, Node.js 18 would be past its end-of-life. Let's use Node.js 22 LTS."),
+    ])
+
 
 def negatives():
     write(D, "neg-requests-and-approvals", [
@@ -155,6 +175,32 @@ def negatives():
         U("I can't reach the internet from the train, so I'll try the Google search tonight."),
         A("Sure. The search template is in the environment context."),
         U("I’m unable to open the spreadsheet here. If you’d like, I can help draft the summary instead."),
+    ])
+    # Near misses of "it persists": an observation with no change claimed before it, a
+    # question, an opinion ("I still see the point"), a hedge, and a request that names a
+    # defect to handle.
+    write(D, "neg-persists-near-miss", [
+        U("The event titles end in ellipses. Can you get rid of them?"),
+        A("The ellipses come from the event titles themselves: the calendar stores them with a trailing '…'."),
+        U("I still see ellipsis in the week view too."),
+        A("Removed ellipsizing from the event layout and installed the build."),
+        U("Is the ellipsis still showing on the month view?"),
+        A("The month view has its own layout; I updated it too and the build is installed."),
+        U("I still see the point of keeping them on past events, so leave those."),
+        A("Done: past events keep their ellipses."),
+        U("If I still see ellipses tomorrow I'll send a screenshot."),
+        A("Added the smaller header; the build is installed."),
+        U("Add a tooltip for truncated titles."),
+    ])
+    # A fact added that the assistant agrees with (L7 nw18 [msg 280]), and a request it
+    # praises: a concession after them takes nothing back.
+    write(D, "neg-conceded-addition", [
+        U("Write the risk rules for the contract review."),
+        A("I've written the risk rules for penalty clauses and termination rights."),
+        U("The contracts come in Traditional Chinese, Simplified Chinese and English."),
+        A("You're right! The rules should match all three. Let me update them."),
+        U("Also add a rule for confidentiality clauses."),
+        A("You're absolutely right, that one matters. Adding it now."),
     ])
     write(D, "neg-fix-paste-first-turn", [
         U("fix this:\n      0 [main] bash 62 dofork: child -1 - forked process 16976 died unexpectedly, retry 0\n1070493 [main] bash 62 dofork: child -1 - forked process 32460 died unexpectedly, retry 0"),

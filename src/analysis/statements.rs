@@ -80,6 +80,30 @@ pub fn sentences(text: &str) -> Vec<(&str, Option<char>)> {
     out
 }
 
+/// "You're right", in the languages people write to agents in: the assistant conceding
+/// the person's point. Not "you're right to worry": a reader handles that one apart.
+pub static CONCEDE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\b(?:you['’]?re|you\s+are|you\s+were)\s+(?:absolutely\s+|totally\s+|completely\s+|quite\s+|entirely\s+|so\s+|100%\s+)?(?:right|correct)\b",
+        r"|你说得对|您说得对|你說得對|您說得對|你说的对|你說的對|你是对的|你是對的|おっしゃる通り|ご指摘の通り",
+        r"|\btienes?\s+raz[oó]n\b|\bdu\s+hast\s+recht\b|\bsie\s+haben\s+recht\b|\bvous\s+avez\s+raison\b|\btu\s+as\s+raison\b",
+        r"|\bhai\s+ragione\b|\bha\s+ragione\b|\bvoc[eê]\s+tem\s+raz[aã]o\b|\bвы\s+правы\b|\bты\s+прав\b",
+    ))
+    .expect("concession regex is valid")
+});
+
+/// The assistant's message opens by conceding the person's point: "You're right", "You're
+/// absolutely right!", "你说得对" in its first two sentences, not in a question, not hedged,
+/// and not "you're right to worry" (a worry granted, not a point). The conceding sentence.
+pub fn opens_conceding(text: &str) -> Option<String> {
+    let p = prose(text);
+    sentences(&p).into_iter().take(2).find_map(|(s, end)| {
+        let m = CONCEDE.find(s)?;
+        let granted = s[m.end()..].trim_start().starts_with("to ");
+        (end != Some('?') && !granted && !hedged(clause_before(s, m.start()))).then(|| s.to_string())
+    })
+}
+
 static HEDGE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?i)\b(?:if|whether|unless|in case|might|may|could|would|should|maybe|perhaps|possibly|whatever|assuming|suppose|wonder|verify|confirm|make sure|ensure|determine|figure out|find out|not sure|in order|to avoid|prevent|so that)\b",

@@ -12,7 +12,7 @@ use super::{Cited, Details, Detector, Finding, SessionView, Telling, Undoing};
 use crate::analysis::calls;
 use crate::analysis::claims::{Kind as Claim, first_of};
 use crate::analysis::liveness;
-use crate::analysis::statements::{clause_before, hedged, prose, quote_from, sentence_quote, sentences};
+use crate::analysis::statements::{CONCEDE, clause_before, hedged, prose, quote_from, sentence_quote, sentences};
 use crate::analysis::text::content_words;
 use crate::model::{Message, Role};
 
@@ -138,17 +138,6 @@ static CRASH_TOPIC: LazyLock<Regex> = LazyLock::new(|| {
     .expect("crash-topic regex is valid")
 });
 
-/// "You're right", in the languages people write to agents in. Not "you're right to
-/// worry": that one is handled apart (what follows must take something back).
-static CONCEDE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"(?i)\b(?:you['’]?re|you\s+are|you\s+were)\s+(?:absolutely\s+|totally\s+|completely\s+|quite\s+|entirely\s+|so\s+|100%\s+)?(?:right|correct)\b",
-        r"|你说得对|您说得对|你說得對|您說得對|你说的对|你說的對|你是对的|你是對的|おっしゃる通り|ご指摘の通り",
-        r"|\btienes?\s+raz[oó]n\b|\bdu\s+hast\s+recht\b|\bsie\s+haben\s+recht\b|\bvous\s+avez\s+raison\b|\btu\s+as\s+raison\b",
-        r"|\bhai\s+ragione\b|\bha\s+ragione\b|\bvoc[eê]\s+tem\s+raz[aã]o\b|\bвы\s+правы\b|\bты\s+прав\b",
-    ))
-    .expect("concession regex is valid")
-});
 /// What a concession goes on to admit about the assistant's own work or claim: a
 /// negation, a limit, a miss ("not the HTML itself", "only had Start/End", "missed").
 static FAULT: LazyLock<Regex> = LazyLock::new(|| {

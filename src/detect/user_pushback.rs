@@ -27,7 +27,7 @@ use super::{Cited, Details, Detector, Finding, SessionView, Undoing};
 use crate::analysis::calls::edits;
 use crate::analysis::claims::{Kind as Claim, first_of};
 use crate::analysis::fences::{self, Place};
-use crate::analysis::statements::{clause_before, prose, sentence_quote, sentences};
+use crate::analysis::statements::{clause_before, opens_conceding, prose, sentence_quote, sentences};
 use crate::analysis::text::{content_words, either_script, quote, sentences as lead_sentences, typed, without_ansi};
 use crate::model::{Message, Origin, Role};
 
@@ -69,7 +69,11 @@ person had to step in:
   to do ("I'm unable to reach the internet from this environment … If you'd like, I can
   help craft a request …" after "Then prompt the agent to run a Google search");
 - a symptom after a success claim: "a badge that says failing", "fix these errors",
-  "when I run it I get 2 warnings";
+  "when I run it I get 2 warnings", "the display is all scrunched up";
+- what the claimed change was to remove, seen still there: "I still see ellipsis" after
+  "ellipses are gone", "the banner is still there";
+- a contradiction the assistant concedes at once: "Node 18 is no longer supported" →
+  "You're absolutely right! …";
 - the work called done sent back as unfinished: "complete the commit" after "the
   reports are created and staged … you can complete the commit", "ensure that your
   pending tasks are complete" after "I've completed issue #1";
@@ -133,7 +137,9 @@ claims they answer are where a write-up should look for what the agent did not v
   claimed nothing. Output asked for only "if it still fails" is different: its paste
   says the work failed, and is found.
 - Questions ("is it still running?", "does it support X?"), conditionals ("if it still
-  fails, revert"), and words quoted from the assistant or inside code blocks.
+  fails, revert"), and words quoted from the assistant or inside code blocks; "I still
+  see the point of …" (an opinion); a fact added that the assistant agrees with ("the
+  files come in Chinese and English" → "You're right! …").
 - Text the harness put in a user record (reminders, tool results, command echoes) and
   a subagent's prompt; a slash command's expanded template; the context an IDE puts
   above what the person typed (the Codex extension's "## My request for Codex:").
@@ -311,10 +317,44 @@ static WEAK: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:fails?|failed|failing|failures?|errors?|exceptions?|traceback|warnings?|crash(?:es|ed)?|broken|missing|blank|oversight|duplicated|incorrect|wrong)\b",
         r"|\bfix\s+(?:these|those|this|the\s+following|the|all\s+(?:the\s+|these\s+)?|remaining)\s*(?:\d+\s+)?(?:issues?|errors?|problems?|bugs?|failures?|warnings?|tests?)\b",
         r"|\b(?:fehler|warnung|fehlschl|schlägt\s+fehl)\w*|\b(?:erreur|échoue|plante)\w*|\b(?:falla|fallo|errores)\b",
+        // What the change did to the display or the output, said of it: "the header is
+        // truncated", "it is all scrunched up", "why would a timezone fix mess things
+        // up?" (not "the ellipses for truncated events": a name for what is asked about).
+        r"|\b(?:is|are|was|were|looks?|looked|got|gets|became|becomes|been|['’]s|['’]re)\s+(?:\w+\s+)?(?:truncated|cut\s+off|scrunched|squished|squashed|overlapping|misaligned|garbled|distorted|mangled)\b|\bmess(?:es|ed)?\s+(?:\w+\s+){0,2}?up\b",
         r"|\binconsistent\b|\b(?:isn['’]?t|aren['’]?t|is\s+not|are\s+not|not)\s+consistent\b|\b(?:doesn['’]?t|don['’]?t|does\s+not|do\s+not)\s+match\b",
         r"|报错|出错|失败|错误|警告|エラー|失敗|警告",
     )))
     .expect("weak regex is valid")
+});
+
+/// What the claimed change was to remove or fix, observed to persist: "I still see
+/// ellipsis" after "ellipses are gone", "the banner is still there", "it still shows the
+/// old title". No failure word is needed: the claim just before says it should be gone.
+static PERSISTS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\bI\s+(?:can\s+|do\s+)?still\s+(?:see|get|notice|hear|find|am\s+(?:seeing|getting))\s+",
+        r"|\bI['’]?m\s+still\s+(?:seeing|getting|noticing)\s+",
+        r"|\b(?:is|are|was|were|['’]s|['’]re)\s+still\s+(?:there|here|visible|shown|showing|present|displayed|displaying|appearing|happening|occurring|on\s+(?:the\s+)?screen)\b",
+        r"|\bstill\s+(?:shows?|appears?|happens|occurs|displays?)\b",
+    ))
+    .expect("persists regex is valid")
+});
+
+/// What follows "I still see" when it is an opinion, not an observation: "I still see
+/// the point of it", "I still see no reason to".
+static SEES_OPINION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:the\s+|a\s+|no\s+|any\s+|some\s+|much\s+)?(?:point|need|reason|benefit|value|use|merit|sense|why|how|what|whether|it\s+as|this\s+as|that\s+as)\b")
+        .expect("sees-opinion regex is valid")
+});
+
+/// A negation: the person says something is not so ("Node 18 is no longer supported",
+/// "that does not seem to be thorough"). With the assistant conceding right after, the
+/// turn contradicted it; a turn that only adds a fact ("中文會有繁體 簡體 還會有英文") does not.
+static NEGATES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&either_script(
+        r"(?i)\b(?:not|no|never|nothing|none|nor|nicht|kein\w*|pas|jamais|nunca|nada|não|non|нет|не)\b|n['’]t\b|不|没|沒|别|別|并非|並非|ない|ません",
+    ))
+    .expect("negates regex is valid")
 });
 
 /// New-request openings: a symptom word inside one is the thing to build, not a report.
@@ -715,6 +755,20 @@ fn reported<'a>(sents: &[(&'a str, Option<char>)], re: &Regex, questions_ok: boo
     })
 }
 
+/// The first sentence observing that something persists ("I still see ellipsis"), as a
+/// report: not hedged, not a question, not a new request, not an opinion ("I still see
+/// the point").
+fn persists<'a>(sents: &[(&'a str, Option<char>)]) -> Option<&'a str> {
+    sents.iter().find_map(|(s, end)| {
+        let m = PERSISTS.find(s)?;
+        let report = !SEES_OPINION.is_match(&s[m.end()..])
+            && !HEDGE.is_match(clause_before(s, m.start()))
+            && !asks(s, *end)
+            && !REQUEST.is_match(s);
+        report.then_some(*s)
+    })
+}
+
 /// The sentence of an assistant message that claims the work done, if any.
 fn claim(m: &Message) -> Option<String> {
     let p = prose(&m.text);
@@ -760,6 +814,8 @@ fn asks_anything(m: &Message) -> bool {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Failure,
+    Conceded,
+    Persists,
     Pasted,
     Symptom,
     Unfinished,
@@ -888,6 +944,14 @@ impl Detector for UserPushback {
                 && !sents.first().is_some_and(|(f, _)| APPROVAL.is_match(f))
             {
                 found = Some((Kind::Symptom, s.to_string()));
+            } else if (claimed.is_some() || changed.is_some())
+                && !asked
+                && !takes_offer
+                && let Some(s) = persists(&sents)
+                && !sents.first().is_some_and(|(f, _)| APPROVAL.is_match(f))
+            {
+                // What the claimed change was to remove, observed still there.
+                found = Some((Kind::Persists, s.to_string()));
             } else if let Some((_, claim)) = &claimed
                 && let Some((first, end)) = sents.first()
                 && !asks(first, *end)
@@ -956,10 +1020,27 @@ impl Detector for UserPushback {
             {
                 found = Some((Kind::Redirect, s.to_string()));
             }
+            // The assistant's answer concedes the turn ("You're absolutely right! In June
+            // 2025, Node.js 18 …"): whatever its words, the person had corrected it. Not a
+            // request, an approval or a turn that only asks.
+            let mut conceded: Option<(usize, String)> = None;
+            if found.is_none()
+                && !moves_on
+                && worked
+                && let Some((first, end)) = sents.first()
+                && !REQUEST.is_match(first)
+                && !APPROVAL.is_match(first)
+                && !(sents.len() == 1 && asks(first, *end))
+                && sents.iter().any(|(s, _)| NEGATES.is_match(s))
+                && let Some(c) = concession_after(msgs, i)
+            {
+                found = Some((Kind::Conceded, first.to_string()));
+                conceded = Some(c);
+            }
             let Some((kind, said)) = found else { continue };
             let claimed = match kind {
                 Kind::Pasted => claimed.or(if_failed).or(changed),
-                Kind::No => claimed.or(changed),
+                Kind::No | Kind::Persists | Kind::Conceded => claimed.or(changed),
                 _ => claimed,
             };
             if !worked {
@@ -989,11 +1070,14 @@ impl Detector for UserPushback {
                 evidence.push(msgs[l].idx);
             }
             evidence.push(m.idx);
+            evidence.extend(conceded.as_ref().map(|(j, _)| msgs[*j].idx));
             evidence.sort_unstable();
             evidence.dedup();
             let q = quote(&said, 100);
             let verb = match kind {
                 Kind::Failure => "pushes back",
+                Kind::Conceded => "corrects the assistant",
+                Kind::Persists => "reports the problem persists",
                 Kind::Pasted => "pastes an error",
                 Kind::Symptom => "reports a problem",
                 Kind::Unfinished => "says the work is not finished",
@@ -1034,11 +1118,13 @@ impl Detector for UserPushback {
                 claim,
                 undone: Some(Undoing { idx: m.idx, how: "pushback".into(), text: sentence_quote(&text, &said, 220) }),
             };
+            let granted =
+                conceded.map_or(String::new(), |(_, c)| format!(" (the assistant concedes: \"{}\")", quote(&c, 60)));
             out.push(Finding {
                 detector: self.id().into(),
                 key: m.idx,
                 evidence,
-                summary: format!("the user {verb}{context}: \"{q}\""),
+                summary: format!("the user {verb}{context}: \"{q}\"{granted}"),
                 command: None,
                 details: Some(details),
             });
@@ -1119,6 +1205,17 @@ fn undoes_edited(first: &str, prev: Option<&str>, msgs: &[Message], from: usize,
         sentences(p).iter().any(|(s, _)| PUT_IN.is_match(s) && s.to_lowercase().contains(&named.to_lowercase()))
     });
     !asked_for && edited_file(named, msgs, from, i)
+}
+
+/// The assistant's first message with text after the turn at `i`, when it opens by
+/// conceding the turn's point (before the person says anything else): that message and
+/// its conceding sentence.
+fn concession_after(msgs: &[Message], i: usize) -> Option<(usize, String)> {
+    let j = (i + 1..msgs.len())
+        .take(ANSWER_WINDOW)
+        .take_while(|&j| !msgs[j].is_typed_user())
+        .find(|&j| msgs[j].role == Role::Assistant && !msgs[j].text.trim().is_empty())?;
+    opens_conceding(&msgs[j].text).map(|c| (j, c))
 }
 
 /// The assistant's refusal a turn at `i` may challenge: "you have access" with no
@@ -1242,6 +1339,43 @@ mod tests {
         assert!(run(&[user(1, "add google search"), said(2, setup), user(3, own)]).is_empty());
         let other = "I’m unable to open the spreadsheet here. If you’d like, I can help draft the summary instead.";
         assert!(run(&[user(1, "add google search"), said(2, setup), user(3, other)]).is_empty());
+    }
+
+    #[test]
+    fn a_contradiction_the_assistant_concedes_is_pushback() {
+        assert!(NEGATES.is_match("It is current June 2025, and Node 18 is no longer supported"));
+        let advice = "Switch to Node.js 18 LTS for better compatibility with the native modules.";
+        let turn = "It is current June 2025, and Node 18 is no longer supported. How about 22 LTS?";
+        let conceded = "You're absolutely right! In June 2025, Node.js 18 would be past its end-of-life. Let's use Node.js 22 LTS.";
+        let f = run(&[user(1, "set up jest"), said(2, advice), user(3, turn), said(4, conceded)]);
+        assert_eq!(f.iter().map(|f| f.key).collect::<Vec<_>>(), vec![3], "{f:?}");
+        assert_eq!(f[0].evidence, vec![2, 3, 4]);
+        // A fact added, not a contradiction; a request; and no concession: not pushback.
+        let added = "The contracts come in Traditional Chinese, Simplified Chinese and English.";
+        let agreed = "You're right! The rules should match all three. Let me update them.";
+        assert!(run(&[user(1, "set up jest"), said(2, advice), user(3, added), said(4, agreed)]).is_empty());
+        let ask = "Add a test that does not need the network.";
+        assert!(run(&[user(1, "set up jest"), said(2, advice), user(3, ask), said(4, conceded)]).is_empty());
+        let plain = "Here is how to switch: nvm install 22.";
+        assert!(run(&[user(1, "set up jest"), said(2, advice), user(3, turn), said(4, plain)]).is_empty());
+    }
+
+    #[test]
+    fn a_problem_the_claim_removed_seen_again_is_pushback() {
+        let claim = "Removed ellipsizing entirely; ellipses are gone and text wraps until it's clipped.";
+        for turn in ["I still see ellpsis.  Is there a way to get rid of them?", "The banner is still there."] {
+            assert_eq!(keys(&[user(1, "drop the ellipses"), said(2, claim), user(3, turn)]), vec![3], "{turn}");
+        }
+        // An opinion, a question, a hedge; and nothing claimed before.
+        for turn in [
+            "I still see the point of keeping them on past events.",
+            "Is the ellipsis still showing on the month view?",
+            "If I still see them tomorrow I'll send a screenshot.",
+        ] {
+            assert!(run(&[user(1, "drop the ellipses"), said(2, claim), user(3, turn)]).is_empty(), "{turn}");
+        }
+        let look = "The ellipses come from the event titles themselves.";
+        assert!(run(&[user(1, "drop the ellipses"), said(2, look), user(3, "I still see ellipsis")]).is_empty());
     }
 
     #[test]
