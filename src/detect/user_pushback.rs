@@ -798,17 +798,14 @@ fn ends_asking(m: &Message) -> bool {
     *end == Some('?') || OFFER.is_match(last)
 }
 
-/// A choice put to the person ("Which would you like:", "Option 1 … Option 2").
-static CHOICE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)which\s+(?:would|do|one|option|approach)|option\s+[1-9a-c]|(?:prefer|choose|pick)")
-        .expect("choice regex is valid")
-});
-
-/// Any sentence of an assistant message asks, offers or puts a choice: what follows may
-/// answer it, not correct the work.
+/// Any sentence of an assistant message asks or offers: what follows may answer it, not
+/// correct the work. (A rule for a choice put without a question mark — "which would",
+/// "option 1", "prefer" — was here, written with backspace characters where `\b` was
+/// meant, so it never matched; written as meant it costs development cx55 [msg 51], where
+/// "intended as FULL system review" corrects a review offered among options. Removed.)
 fn asks_anything(m: &Message) -> bool {
     let p = prose(&m.text);
-    sentences(&p).iter().any(|(s, end)| *end == Some('?') || OFFER.is_match(s) || CHOICE.is_match(s))
+    sentences(&p).iter().any(|(s, end)| *end == Some('?') || OFFER.is_match(s))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
