@@ -407,22 +407,30 @@ static PANIC_AT: LazyLock<Regex> =
 /// anything, from at least three different programs, one of which succeeded: a refusal
 /// every call meets ("This command requires approval") opens failures only.
 pub fn environment_lines<'a>(calls: impl Iterator<Item = &'a Call>) -> Vec<String> {
+    // The first line of each shell output, with its call; commands are parsed (for their
+    // program) only for a line common enough to be the environment's, which in most
+    // sessions none is.
+    let mut openers: std::collections::HashMap<&str, Vec<&Call>> = std::collections::HashMap::new();
     let mut outputs = 0usize;
-    let mut openers: std::collections::HashMap<&str, (usize, std::collections::HashSet<String>, bool)> =
-        std::collections::HashMap::new();
     for call in calls {
-        let (Some(cmd), Some(r)) = (call.command.as_deref(), call.result.as_ref()) else { continue };
-        let body = strip_harness_header(&r.output);
-        let Some(first) = body.lines().map(str::trim).find(|l| !l.is_empty()) else { continue };
+        let (Some(_), Some(r)) = (call.command.as_deref(), call.result.as_ref()) else { continue };
+        let Some(first) = strip_harness_header(&r.output).lines().map(str::trim).find(|l| !l.is_empty()) else {
+            continue;
+        };
         outputs += 1;
-        let e = openers.entry(first).or_default();
-        e.0 += 1;
-        e.1.insert(shell_step(cmd).program);
-        e.2 |= !r.is_error && r.exit_code.is_none_or(|c| c == 0);
+        openers.entry(first).or_default().push(call);
     }
     let mut out: Vec<String> = openers
         .into_iter()
-        .filter(|(_, (n, programs, succeeded))| *n >= 3 && *n * 4 >= outputs * 3 && programs.len() >= 3 && *succeeded)
+        .filter(|(_, with)| with.len() >= 3 && with.len() * 4 >= outputs * 3)
+        .filter(|(_, with)| {
+            with.iter().any(|c| c.result.as_ref().is_some_and(|r| !r.is_error && r.exit_code.is_none_or(|e| e == 0)))
+        })
+        .filter(|(_, with)| {
+            let programs: std::collections::HashSet<String> =
+                with.iter().filter_map(|c| c.command.as_deref()).map(|cmd| shell_step(cmd).program).collect();
+            programs.len() >= 3
+        })
         .map(|(l, _)| l.to_string())
         .collect();
     out.sort();

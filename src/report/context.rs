@@ -266,10 +266,9 @@ impl<'a> Context<'a> {
     /// report wanted): that set nothing going, the next request did.
     pub(super) fn goal_message(&self) -> Option<&'a Message> {
         let s = self.session;
-        let typed: Vec<usize> = (0..s.messages.len())
-            .filter(|&i| s.messages[i].is_typed_user() && !s.messages[i].text.trim().is_empty())
-            .collect();
-        let first = *typed.first()?;
+        let mut typed =
+            (0..s.messages.len()).filter(|&i| s.messages[i].is_typed_user() && !s.messages[i].text.trim().is_empty());
+        let first = typed.next()?;
         let opener = |i: usize, next: usize| {
             let m = &s.messages[i];
             let t = request_text(&m.text);
@@ -278,8 +277,8 @@ impl<'a> Context<'a> {
                 && s.messages[i + 1..next].iter().all(|r| r.calls.is_empty())
                 && s.messages[i + 1..next].iter().any(|r| r.role == Role::Assistant && !r.text.trim().is_empty())
         };
-        match typed.get(1) {
-            Some(&next) if opener(first, next) => Some(&s.messages[next]),
+        match typed.next() {
+            Some(next) if opener(first, next) => Some(&s.messages[next]),
             _ => Some(&s.messages[first]),
         }
     }

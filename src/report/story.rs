@@ -1105,7 +1105,8 @@ impl<'a> Story<'a> {
         }
     }
 
-    /// The goal: the first thing the user typed.
+    /// The goal: the user's first request, as [`super::context::Context::goal_message`]
+    /// chooses it.
     fn goal_message(&self) -> Option<&'a Message> {
         self.cx.goal_message()
     }
